@@ -1,0 +1,1 @@
+"""Bundled task data of userbench-env (installed as ``userbench_env.bundled``)."""

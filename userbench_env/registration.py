@@ -1,0 +1,27 @@
+"""Idempotent registration of every UserBench env id with Gymnasium.
+
+One class per row of the env table, the domain or surface passed as a keyword (the
+ALE pattern). Entry points are strings, so registering imports nothing heavy.
+"""
+from __future__ import annotations
+
+import gymnasium as gym
+
+NAMESPACE = "UserBench"
+
+#: env name -> (entry point, fixed kwargs)
+ENV_SPECS: dict[str, tuple[str, dict[str, str]]] = {
+    **{
+        f"{title}-v0": ("userbench_env.envs.conversation:ConversationEnv", {"domain": name})
+        for title, name in (("Airline", "airline"), ("Retail", "retail"), ("Telecom", "telecom"), ("Banking", "banking"))
+    },
+}
+
+
+def register_envs() -> None:
+    """Register every env id once; calling it again is a no-op."""
+    for name, (entry_point, kwargs) in ENV_SPECS.items():
+        env_id = f"{NAMESPACE}/{name}"
+        if env_id in gym.registry:
+            continue
+        gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=False)
