@@ -15,6 +15,10 @@ ENV_SPECS: dict[str, tuple[str, dict[str, str]]] = {
         f"{title}-v0": ("userbench_env.envs.conversation:ConversationEnv", {"domain": name})
         for title, name in (("Airline", "airline"), ("Retail", "retail"), ("Telecom", "telecom"), ("Banking", "banking"))
     },
+    **{
+        f"{title}-v0": ("userbench_env.envs.surface:SurfaceEnv", {"surface": name})
+        for title, name in (("Survey", "survey"), ("Chat", "chat"))
+    },
 }
 
 

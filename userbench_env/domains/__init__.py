@@ -75,6 +75,7 @@ def make_world(
         user_base.fork() if user_base is not None else None,
         policy,
     )
+    world.data_folder = folder
     if task is not None:
         spec.configure(world, task)
         world.apply_initial_state(task.initial_state)

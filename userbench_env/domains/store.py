@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterator, MutableMapping
+from itertools import chain
 from typing import Any, Iterable, Sequence
 
 Path = tuple[str, ...]
@@ -85,13 +86,20 @@ class Table(MutableMapping):
 
     def items_ro(self) -> Iterator[tuple[str, Any]]:
         """``(key, record)`` pairs in table order, without copying (do not mutate)."""
-        for key in self:
-            yield key, self.peek(key)
+        over, deleted = self._over, self._deleted
+        for key, record in self._base.records.items():
+            if key not in deleted:
+                yield key, over.get(key, record)
+        for key in self._new_keys:
+            yield key, over[key]
 
     def values_ro(self) -> Iterator[Any]:
         """Records in table order, without copying (do not mutate)."""
-        for key in self:
-            yield self.peek(key)
+        over, deleted = self._over, self._deleted
+        if not over and not deleted:
+            return iter(self._base.records.values())
+        changed = (over.get(k, r) for k, r in self._base.records.items() if k not in deleted)
+        return chain(changed, (over[k] for k in self._new_keys))
 
     # -- MutableMapping ----------------------------------------------------------
     def __getitem__(self, key: str) -> Any:
@@ -245,6 +253,8 @@ class Document:
         """tau2's canonical JSON text of the whole DB."""
         if self._is_base:
             return self.fork().canonical_json()
+        if not self.table_paths:  # a plain tree: one C-level encode is the same text, faster
+            return canonical_value_json(self.root)
         return _canonical(self.root)
 
     def hash(self) -> str:

@@ -10,6 +10,7 @@ This is the public replay API shared by every domain::
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from userbench_env.core.messages import Message, ToolCall, ToolResult
@@ -59,6 +60,8 @@ class World:
         )
         #: Per-task settings a domain may keep on the world (e.g. banking's read-log list).
         self.settings: dict[str, Any] = {}
+        #: The domain's data folder (set by ``make_world``), for data read lazily (banking's KB).
+        self.data_folder: Path | None = None
 
     # -- tool calls ------------------------------------------------------------------
     def toolkit(self, side: Side) -> Toolkit | None:

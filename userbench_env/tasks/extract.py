@@ -1,12 +1,16 @@
-"""Structuring free-text blueprints: known-info items with values.
+"""Structuring free-text blueprints: known-info items with values, and what a question asks.
 
 tau2 scenarios state what the customer knows in prose ("You are Emma Kim. Your user id
-is emma_kim_9957."). The extractor finds the values a conversation turns on (names,
-user ids, emails, zip codes, phone numbers, reservation and order ids, card digits) and
-returns them as :class:`~userbench_env.core.task.KnownInfoItem` with the sentence they
-came from, so the scripted user can answer "what is your user id?" and fidelity rules
-can tell when a value was disclosed. Values are matched with conservative patterns:
-a value is only reported when the surrounding words say what it is.
+is emma_kim_9957."). :func:`extract_known_info` finds the values a conversation turns on
+(names, user ids, emails, zip codes, addresses, phone numbers, reservation and order
+ids) and returns them as :class:`~userbench_env.core.task.KnownInfoItem` with the
+sentence they came from, so the scripted user can answer "what is your user id?" and
+fidelity rules can tell when a value was disclosed. Values are matched with
+conservative patterns: a value is only reported when its shape or the surrounding words
+say what it is.
+
+:func:`requested_kinds` is the inverse reading used on the agent's side of the
+conversation: which kinds of item an agent message asks the user for.
 """
 from __future__ import annotations
 
@@ -14,52 +18,119 @@ import re
 
 from userbench_env.core.task import KnownInfoItem
 
-_NAME = r"([A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?(?: [A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?){1,2})"
+_WORD = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
+_NAME = rf"({_WORD}(?: {_WORD}){{1,2}})"
+_CASED_ID6 = r"((?-i:(?=[A-Z]*\d)[A-Z0-9]{6}))"
+_NOT_FRIEND = r"(?<!friends )(?<!friend's )(?<!friend’s )"
 
+#: (kind, pattern); group 1 of each match is the value. Order matters only for ties.
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("email", re.compile(r"\b([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\b")),
-    ("user_id", re.compile(r"\b(?:user|customer) ?id(?: is|:)? ([a-z]+(?:_[a-z]+)*_\d{3,5}|[A-Za-z]*\d[\w-]*)\b", re.I)),
+    ("user_id", re.compile(r"\b(?:user|customer) ?id(?: is|:)? '?([a-z]+(?:_[a-z]+)*_\d{3,5}|[A-Za-z]*\d[\w-]*)\b", re.I)),
     ("user_id", re.compile(r"\b([a-z]+_[a-z]+(?:_[a-z]+)?_\d{4})\b")),
     ("order_id", re.compile(r"(#W\d{5,8})\b")),
     (
         "reservation_id",
         re.compile(
-            r"\b(?:reservation|confirmation|booking)(?: (?:id|number|code))?(?: is|:)? ([A-Z0-9]{6})\b",
+            r"\b(?:reservation|confirmation|booking)(?: (?:id|number|code)s?)?(?: is|:)? " + _CASED_ID6 + r"\b",
             re.I,
         ),
     ),
+    # the second id of "reservation IDs XEHM4B and 59XX6W"
+    ("reservation_id", re.compile(r"\breservation (?:id|number)s [A-Z0-9]{6},? and " + _CASED_ID6 + r"\b", re.I)),
     ("phone_number", re.compile(r"\b(\(?\d{3}\)?[- .]\d{3}[- .]\d{4})\b")),
     ("zip", re.compile(r"\bzip ?code(?: is|:)? (\d{5})\b", re.I)),
     ("zip", re.compile(r"\bzip(?: is|:)? (\d{5})\b", re.I)),
     ("zip", re.compile(r"\bzipcode (\d{5})\b", re.I)),
-    ("name", re.compile(r"\b(?:You are|Your name is|You name is|My name is|named|name is) " + _NAME)),
+    # a bare zip after a place: "Denver, 80280", "Seattle, WA, 98193", "Phoenix (85033)", "in 10108"
+    ("zip", re.compile(r"(?:[A-Z][A-Za-z]+,? |\bin |\()(\d{5})\b(?!\d|,\d)")),
+    (
+        "address",
+        re.compile(r"\b(\d{1,5} [A-Z][a-z]+ (?:[A-Z][a-z]+ )?(?:Street|St|Drive|Avenue|Ave|Road|Lane|Boulevard|Way|Court)"
+                   r"(?:, (?:Suite|Apt\.?|Unit) \d+)?, [A-Z][a-z]+(?: [A-Z][a-z]+)*, [A-Z][a-z]+(?: [A-Z][a-z]+)*, \d{5})"),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?:You are|You're|Your name is|You name is|My name is|named|called|" + _NOT_FRIEND + r"name is) " + _NAME
+        ),
+    ),
+    ("first_name", re.compile(r"\b(?:You are|You're) (" + _WORD + r")(?=,| \()")),
+    ("other", re.compile(r"\bfriends? ?'?s? name is " + _NAME, re.I)),
+    ("date", re.compile(r"\bdate is ((?:January|February|March|April|May|June|July|August|September|October|November|December) \d{1,2})\b")),
 ]
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+def _sentences(text: str) -> list[tuple[int, str]]:
+    """(offset, sentence) pairs of ``text``; each sentence is a verbatim slice."""
+    out: list[tuple[int, str]] = []
+    start = 0
+    for match in _SENTENCE_END.finditer(text):
+        if text[start : match.start()].strip():
+            out.append((start, text[start : match.start()]))
+        start = match.end()
+    if text[start:].strip():
+        out.append((start, text[start:]))
+    return out
 
 
 def extract_known_info(text: str) -> list[KnownInfoItem]:
     """Known-info items found in ``text``, in order of appearance, without duplicates.
 
-    Each item's ``span`` is the sentence of ``text`` containing the value (verbatim).
+    Each item's ``span`` is the sentence of ``text`` containing the value, stripped of
+    surrounding whitespace (so it is a verbatim substring of ``text``). A value found
+    under two kinds is kept under the first pattern that matched it.
     """
-    found: list[tuple[int, KnownInfoItem]] = []
-    seen: set[tuple[str, str]] = set()
     if not text:
         return []
-    for sentence in _sentences(text):
-        offset = text.find(sentence)
+    found: list[tuple[int, KnownInfoItem]] = []
+    values: set[str] = set()
+    for offset, sentence in _sentences(text):
         for kind, pattern in _PATTERNS:
             for match in pattern.finditer(sentence):
                 value = match.group(1).strip().rstrip(".")
-                key = (kind, value)
-                if key in seen or any(value == it.value for _, it in found):
+                if value in values:
                     continue
-                seen.add(key)
-                found.append((offset + match.start(1), KnownInfoItem(kind=kind, value=value, span=sentence.strip())))
+                values.add(value)
+                found.append((offset + match.start(1), KnownInfoItem(kind=kind, value=value, span=sentence.strip())))  # type: ignore[arg-type]
     found.sort(key=lambda pair: pair[0])
     return [item for _, item in found]
+
+
+#: Words by which an agent asks for each kind of item.
+_ASK_PATTERNS: dict[str, re.Pattern[str]] = {
+    kind: re.compile(pattern, re.I)
+    for kind, pattern in {
+        "name": r"\b(?:full |first |last )?name\b",
+        "first_name": r"\b(?:first |full )?name\b",
+        "last_name": r"\b(?:last |full |sur)name\b",
+        "user_id": r"\b(?:user|customer|account) ?(?:id|identifier)\b|\buser_id\b|\busername\b",
+        "email": r"\be-?mail\b",
+        "zip": r"\bzip\b|\bzip ?code\b|\bpostal code\b",
+        "phone_number": r"\bphone(?: number)?\b|\bmobile number\b",
+        "reservation_id": r"\breservation\b|\bconfirmation (?:number|code)\b|\bbooking (?:id|number|code|reference)\b",
+        "order_id": r"\border (?:id|number)s?\b|\border_id\b|\bwhich order\b",
+        "item_id": r"\bitem (?:id|number)s?\b",
+        "payment_method": r"\bpayment\b|\bcard\b",
+        "address": r"\baddress\b",
+        "date": r"\bdate\b|\bwhen\b",
+    }.items()
+}
+
+_QUESTION = re.compile(
+    r"\?|\b(?:please|could you|can you|would you|may i|let me know|tell me|provide|share|confirm)\b", re.I
+)
+
+
+def is_question(text: str | None) -> bool:
+    """True when ``text`` asks the other party something (a question mark or a request)."""
+    return bool(text) and _QUESTION.search(text) is not None  # type: ignore[arg-type]
+
+
+def requested_kinds(text: str | None) -> frozenset[str]:
+    """The item kinds an agent message asks for (empty unless it is a question/request)."""
+    if not is_question(text):
+        return frozenset()
+    return frozenset(kind for kind, pattern in _ASK_PATTERNS.items() if pattern.search(text))  # type: ignore[arg-type]

@@ -1,0 +1,105 @@
+"""Premature-disclosure criteria from blueprints and their incremental rule check."""
+from __future__ import annotations
+
+import pytest
+
+from userbench_env.envs.conversation import ConversationEnv
+from userbench_env.fidelity import RuleTracker, episode_verdict, from_blueprint
+from userbench_env.proxies.base import UserProxy, UserTurn, UserView
+from userbench_env.proxies.scripted import ScriptedUserProxy
+from userbench_env.tasks import load_task, load_tasks
+
+
+@pytest.mark.parametrize("domain", ["airline", "retail", "telecom"])
+def test_every_grounding_is_a_verbatim_span_of_the_blueprint(domain):
+    total = 0
+    for task in load_tasks(domain, source="tau2", split="base"):
+        criteria = from_blueprint(task.blueprint)
+        assert len({c.id for c in criteria}) == len(criteria)
+        for c in criteria:
+            assert c.grounding in task.blueprint.known_info_text
+            assert c.params["value"] in c.grounding
+            assert c.params["value"].lower() not in task.blueprint.reason_for_call.lower()
+        total += len(criteria)
+    assert total >= len(load_tasks(domain, source="tau2", split="base"))
+
+
+def test_values_stated_in_the_reason_for_call_get_no_criterion():
+    task = load_task("airline", "7", source="tau2")  # reason names XEHM4B; known info only the user id
+    ids = [c.params["value"] for c in from_blueprint(task.blueprint)]
+    assert ids == ["daiki_muller_1116"]
+
+
+def _tracker(task_id: str = "0") -> RuleTracker:
+    return RuleTracker(from_blueprint(load_task("airline", task_id, source="tau2").blueprint))
+
+
+def test_disclosure_before_the_question_fails_and_after_passes():
+    tracker = _tracker()
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    assert tracker.user_text(0, "I want to cancel. My user id is emma_kim_9957.") == ["premature_disclosure/user_id"]
+    tracker.agent_text(1, "Could you please tell me your name?")
+    assert tracker.user_text(1, "My name is Emma Kim.") == []
+    verdicts = {v["id"]: v for v in tracker.verdicts()}
+    assert verdicts["premature_disclosure/user_id"] == {
+        "id": "premature_disclosure/user_id", "family": "premature_disclosure", "mode": "premature_disclosure",
+        "verdict": "fail", "evidence_turn": 0, "source": "rule"}
+    assert verdicts["premature_disclosure/name"]["verdict"] == "pass"
+    assert episode_verdict(tracker.verdicts()) == (False, {"premature_disclosure": 1})
+
+
+def test_untouched_items_are_not_applicable_and_ufs_is_none():
+    tracker = _tracker()
+    tracker.user_text(0, "I want to cancel my trip.")
+    assert {v["verdict"] for v in tracker.verdicts()} == {"not_applicable"}
+    assert episode_verdict(tracker.verdicts()) == (None, {})
+
+
+def test_a_question_alone_makes_the_criterion_pass():
+    tracker = _tracker()
+    tracker.agent_text(1, "What is your user id?")
+    assert {v["id"]: v["verdict"] for v in tracker.verdicts()}["premature_disclosure/user_id"] == "pass"
+    assert episode_verdict(tracker.verdicts())[0] is True
+
+
+class _Blurter(UserProxy):
+    """Opens with its user id (a premature disclosure), then behaves like the scripted user."""
+
+    name = "blurter"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inner = ScriptedUserProxy()
+
+    def reset(self, task, seed=None):
+        super().reset(task, seed)
+        self.inner.reset(task, seed)
+
+    def respond(self, view: UserView) -> UserTurn:
+        if not any(m.role == "user" for m in view.messages):
+            return UserTurn(text=f"Hi, I'm {self.task.blueprint.item('user_id').value} and I need help.")
+        return self.inner.respond(view)
+
+
+def test_env_reports_violations_incrementally_and_at_the_end():
+    env = ConversationEnv("airline", task_source="tau2", user_proxy=_Blurter())
+    _, info = env.reset(options={"task_id": "0"})
+    assert info["ufs_violations"] == ["premature_disclosure/user_id"] and info["ufs_failed_so_far"]
+    _, _, terminated, _, info = env.step("Is there anything else I can help you with?")
+    assert terminated
+    episode = info["episode"]
+    assert episode["ufs_pass"] is False
+    assert episode["failures_per_family"] == {"premature_disclosure": 1}
+    failed = [c for c in episode["criteria"] if c["verdict"] == "fail"]
+    assert failed == [{"id": "premature_disclosure/user_id", "family": "premature_disclosure",
+                       "mode": "premature_disclosure", "verdict": "fail", "evidence_turn": 0, "source": "rule"}]
+
+
+def test_the_scripted_user_never_discloses_prematurely():
+    env = ConversationEnv("airline", task_source="tau2")
+    for task in env.tasks[:20]:
+        _, info = env.reset(options={"task_id": task.id})
+        env.step("Could you please tell me your user id?")
+        _, _, _, _, info = env.step("Is there anything else I can help you with?")
+        assert info["ufs_violations"] == []
+        assert info["episode"]["ufs_pass"] is True, task.id

@@ -1,0 +1,122 @@
+"""The banking (tau2 ``banking_knowledge``, retrieval ``bm25_grep``) domain against tau2's
+golden fixtures: every task record, every probe, the fresh DB hashes (whole DB, per table,
+per record), the tool schemas and the per-task read-log allowlist."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED
+from golden_support import check_probe, check_task_record, probes, task_records, tasks_by_id
+from userbench_env.domains import make_world
+from userbench_env.domains.store import canonical_value_json
+
+GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", SHARED / "tau2-golden"))
+RECORDS = task_records(GOLDEN, "banking_knowledge")
+PROBES = probes(GOLDEN, "banking_knowledge")
+_TIMING = re.compile(r"\[Timing: [^\]]*\]$")
+
+
+def strip_timing(text: str) -> str:
+    """Our KB_search output with its wall-clock suffix replaced as the fixtures did."""
+    return _TIMING.sub("[Timing: <nondeterministic, stripped>]", text)
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return tasks_by_id("banking")
+
+
+def test_fixture_counts(tasks):
+    assert len(tasks) == 97  # every tasks/*.json file, not the stale aggregate
+    assert len(RECORDS) == 84
+    assert len(PROBES) == 4
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["task_id"] for r in RECORDS])
+def test_task_record(record, tasks):
+    check_task_record("banking", record, tasks[record["task_id"]])
+
+
+@pytest.mark.parametrize("probe", PROBES, ids=[p["probe"] for p in PROBES])
+def test_probe(probe, tasks):
+    check_probe("banking", probe, tasks, normalize=strip_timing)
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=[r["task_id"] for r in RECORDS])
+def test_read_log_allowlist(record, tasks):
+    world = make_world("banking", source="tau2", task=tasks[record["task_id"]])
+    assert world.settings["read_log_allowlist"] == set(record["env_kwargs"]["read_log_allowlist"])
+
+
+def test_fresh_db_hashes():
+    fresh = json.loads((GOLDEN / "banking_knowledge" / "fresh_db.json").read_text(encoding="utf-8"))["agent"]
+    world = make_world("banking", source="tau2")
+    assert world.user_db is world.agent_db
+    text = world.agent_db.canonical_json()
+    assert len(text) == fresh["canonical_length"]
+    assert world.db_hash("agent") == world.db_hash("user") == fresh["hash"]
+    assert sorted(world.agent_db.keys()) == sorted(fresh["table_hashes"])
+    for table, want in fresh["table_hashes"].items():
+        section = world.agent_db[table]
+        plain = {"data": section["data"].to_plain(), "notes": section["notes"]}
+        assert hashlib.sha256(canonical_value_json(plain).encode("utf-8")).hexdigest() == want, table
+    for table, prefixes in fresh["record_hashes_sha256_prefix16"].items():
+        records = world.agent_db[table]["data"]
+        assert sorted(records) == sorted(prefixes), table
+        for key, want in prefixes.items():
+            got = hashlib.sha256(canonical_value_json(records.peek(key)).encode("utf-8")).hexdigest()[:16]
+            assert got == want, f"{table}/{key}"
+
+
+def _strip(schema):
+    """A JSON schema without descriptions and titles (what the golden file keeps)."""
+    if isinstance(schema, dict):
+        return {k: _strip(v) for k, v in schema.items() if k not in ("description", "title")}
+    if isinstance(schema, list):
+        return [_strip(v) for v in schema]
+    return schema
+
+
+@pytest.mark.parametrize("side", ["agent", "user"])
+def test_tool_schemas_match_tau2(side):
+    golden = json.loads((GOLDEN / "banking_knowledge" / "tool_schemas.json").read_text(encoding="utf-8"))[side]
+    world = make_world("banking", source="tau2")
+    kit = world.toolkit(side)
+    specs = kit.tool_specs()
+    assert sorted(specs) == sorted(t["name"] for t in golden)
+    assert sorted(kit.listed_tools()) == sorted(t["name"] for t in golden if not t["discoverable"])
+    schemas = {s["function"]["name"]: s["function"] for s in world.tool_schemas(side, list(specs))}
+    for want in golden:
+        name = want["name"]
+        assert specs[name].kind == want["tool_type"], name
+        assert specs[name].mutates_state == want["mutates_state"], name
+        assert specs[name].discoverable == want["discoverable"], name
+        assert _strip(schemas[name]["parameters"]) == want["parameters_schema"], name
+        assert schemas[name]["description"], name
+
+
+def test_policy_is_the_bm25_grep_prompt(tau2_data):
+    prompts = tau2_data / "domains" / "banking_knowledge" / "prompts"
+    policy = make_world("banking", source="tau2").policy
+    assert "{{" not in policy
+    assert policy.startswith((prompts / "components" / "policy_header.md").read_text(encoding="utf-8"))
+    assert (prompts / "components" / "additional_instructions.md").read_text(encoding="utf-8") in policy
+    assert "`KB_search` (uses BM25 for retrieval) and `grep`" in policy
+
+
+def test_grep_ranks_documents_by_match_count(tau2_data):
+    world = make_world("banking", source="tau2")
+    answer = world.call("grep", {"pattern": r"regulation\s+e\b"}).content
+    ids = re.findall(r"^   ID: (.+)$", answer, re.MULTILINE)
+    scores = [float(s) for s in re.findall(r"^   Score: ([0-9.]+)$", answer, re.MULTILINE)]
+    assert 0 < len(ids) <= 10 and len(scores) == len(ids)
+    assert scores == sorted(scores, reverse=True)
+    for doc_id, score in zip(ids, scores):
+        doc = json.loads((tau2_data / "domains" / "banking_knowledge" / "documents" / f"{doc_id}.json").read_text())
+        assert len(re.findall(r"regulation\s+e\b", doc["content"], re.IGNORECASE)) == score

@@ -1,0 +1,102 @@
+"""Rho-Bank's knowledge base: the documents, BM25 search and regex grep over them.
+
+Documents are ``documents/*.json`` files ``{id, title, content}`` in sorted file-name
+order. BM25 is ``rank_bm25.BM25Okapi`` over each document's content lower-cased and split
+on whitespace (query likewise), which reproduces tau2's ``bm25_grep`` scores; ties keep
+document order. ``grep`` ranks documents by the number of (case-insensitive) regex matches
+in their content. Both answer at most ``top_k`` (10) hits in the format::
+
+    1. <title>
+       ID: <id>
+       Score: <score, 4 decimals>
+       Content: <content>
+
+joined by newlines. BM25 answers end with a wall-clock timing line, like tau2's.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+TOP_K = 10
+
+
+@dataclass(frozen=True)
+class KBDocument:
+    """One knowledge-base article."""
+
+    id: str
+    title: str
+    content: str
+
+
+def _tokens(text: str) -> list[str]:
+    return text.lower().split()
+
+
+class KnowledgeBase:
+    """The documents of one data folder with a lazily built BM25 index (read-only, shared)."""
+
+    def __init__(self, documents: list[KBDocument]):
+        self.documents = documents
+
+    @classmethod
+    def load(cls, folder: Path) -> "KnowledgeBase":
+        """Read every ``*.json`` document of ``folder`` in sorted file-name order."""
+        docs: dict[str, KBDocument] = {}
+        for path in sorted(folder.glob("*.json")):
+            raw = json.loads(path.read_text(encoding="utf-8"))
+            docs[raw["id"]] = KBDocument(id=raw["id"], title=raw["title"], content=raw["content"])
+        return cls(list(docs.values()))
+
+    @cached_property
+    def _bm25(self) -> Any:
+        from rank_bm25 import BM25Okapi
+
+        return BM25Okapi([_tokens(doc.content) for doc in self.documents])
+
+    def bm25(self, query: str, top_k: int = TOP_K) -> list[tuple[KBDocument, float]]:
+        """The ``top_k`` best BM25 hits with a positive score, best first."""
+        scores = self._bm25.get_scores(_tokens(query))
+        order = sorted(range(len(self.documents)), key=lambda i: -scores[i])[:top_k]
+        return [(self.documents[i], float(scores[i])) for i in order if scores[i] > 0]
+
+    def grep(self, pattern: str, top_k: int = TOP_K, case_sensitive: bool = False) -> list[tuple[KBDocument, float]]:
+        """Documents ranked by their number of regex matches (a bad regex is taken literally)."""
+        flags = 0 if case_sensitive else re.IGNORECASE
+        try:
+            regex = re.compile(pattern, flags)
+        except re.error:
+            regex = re.compile(re.escape(pattern), flags)
+        counts = [(doc, len(regex.findall(doc.content))) for doc in self.documents]
+        hits = sorted((pair for pair in counts if pair[1] > 0), key=lambda pair: -pair[1])
+        return [(doc, float(count)) for doc, count in hits[:top_k]]
+
+
+def format_hits(hits: list[tuple[KBDocument, float]]) -> str:
+    """The ranked-list text of retrieval hits."""
+    return "\n".join(
+        f"{rank}. {doc.title}\n   ID: {doc.id}\n   Score: {score:.4f}\n   Content: {doc.content}\n"
+        for rank, (doc, score) in enumerate(hits, start=1)
+    )
+
+
+def search_answer(kb: KnowledgeBase, query: str) -> str:
+    """The ``KB_search`` tool answer: BM25 hits plus the timing line."""
+    started = time.perf_counter()
+    hits = kb.bm25(query)
+    retrieval_ms = (time.perf_counter() - started) * 1000
+    body = format_hits(hits) if hits else "No results found."
+    total_ms = (time.perf_counter() - started) * 1000
+    return f"{body}\n\n[Timing: retrieval={retrieval_ms:.2f}ms, total={total_ms:.2f}ms]"
+
+
+def grep_answer(kb: KnowledgeBase, pattern: str) -> str:
+    """The ``grep`` tool answer."""
+    hits = kb.grep(pattern)
+    return format_hits(hits) if hits else f"No matches found for pattern: {pattern}"

@@ -1,0 +1,353 @@
+"""ConversationEnv: the agent-side env (``UserBench/{Airline,Retail,Telecom,Banking}-v0``).
+
+The policy plays the customer-service agent; a user proxy plays the customer; the
+domain world executes tool calls. An explicit state machine, no threads:
+
+* ``reset()`` picks a task (``options["task_id"]``, the constructor's ``task_id``, or a
+  draw from the split with the reset seed), forks a fresh world, sends the fixed
+  greeting ``Hi! How can I help you today?`` to the proxy and returns the user's
+  opening message. ``info`` adds ``task_id``, ``tools`` (OpenAI schemas) and
+  ``system_prompt`` (instructions + the domain policy).
+* ``step(action)`` is one agent turn (action forms: :mod:`userbench_env.envs.actions`).
+  Tool calls run against the world and their results are the observation (one call:
+  its content; several: a JSON list of ``{"id", "name", "content", "error"}``); the
+  user is not consulted. Text goes to the proxy, which may call its own tools (run
+  here, results shown only to the proxy, at most ``max_user_tool_calls`` per turn)
+  until it answers in text; that text is the observation.
+* Termination as tau2: an end token in the user's text (``###STOP###``,
+  ``###TRANSFER###``, ``###OUT-OF-SCOPE###``; the text is kept) or ``###STOP###`` in
+  the agent's text ends the episode (``terminated``); ``max_errors`` tool errors
+  (malformed actions included) end it with reward 0; the turn budget ``max_turns``
+  truncates it. A :class:`~userbench_env.proxies.base.ProxyError` ends it with
+  ``info["episode"]["error"]`` set and termination ``error``; it never raises.
+* The terminal reward is R_tau from :func:`userbench_env.evaluation.evaluate_episode`;
+  while NL assertions are pending (no judge, or ``judge="deferred"``) it is the reward
+  excluding NL and ``info["episode"]["nl_pending"]`` is true.
+
+Rule-checked fidelity criteria (the task's rubric, else ``from_blueprint``) run after
+every message; see :mod:`userbench_env.envs.info` for the info contract. ``astep`` and
+``areset`` are the same machine driven with the proxy's ``arespond``.
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Generator
+
+import gymnasium as gym
+
+from userbench_env.core.messages import Message, ToolCall, ToolResult
+from userbench_env.core.task import Task
+from userbench_env.domains import canonical_domain_name, make_world
+from userbench_env.envs.actions import parse_action
+from userbench_env.envs.info import Counters, episode_summary, step_info
+from userbench_env.envs.spaces import AnyText
+from userbench_env.fidelity.criteria import from_blueprint
+from userbench_env.fidelity.rules import RuleTracker
+from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, find_stop
+from userbench_env.proxies.spec import make_proxy
+from userbench_env.tasks import load_task, load_tasks
+from userbench_env.tasks.extract import is_question
+
+GREETING = "Hi! How can I help you today?"
+AGENT_STOP = "###STOP###"
+
+AGENT_INSTRUCTIONS = (
+    "You are a customer service agent. Help the user with their request while following the "
+    "policy below exactly.\nEach turn, do one thing: either write a message to the user or make "
+    "tool calls, not both.\nOnly state facts that come from the user, the policy or tool results."
+)
+
+StepResult = tuple[str, float, bool, bool, dict[str, Any]]
+Machine = Generator[UserView, UserTurn, Any]
+
+
+def agent_system_prompt(policy: str) -> str:
+    """The agent's system prompt: our fixed instructions and the domain policy."""
+    return f"<instructions>\n{AGENT_INSTRUCTIONS}\n</instructions>\n<policy>\n{policy}\n</policy>"
+
+
+class ConversationEnv(gym.Env[str, str]):
+    """The agent-side conversation env (see the module docstring for the contract)."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        domain: str,
+        task_source: str = "bundled",
+        split: str | None = "default",
+        task_id: str | None = None,
+        user_proxy: str | UserProxy = "scripted",
+        max_turns: int = 100,
+        judge: Any = None,
+        max_errors: int = 10,
+        max_user_tool_calls: int = 10,
+        data_path: str | os.PathLike[str] | None = None,
+        render_mode: str | None = None,
+    ):
+        self.domain = canonical_domain_name(domain)
+        self.task_source = task_source
+        self.data_path = data_path
+        self.tasks: list[Task] = load_tasks(self.domain, task_source, split, data_path)
+        if not self.tasks:
+            raise ValueError(f"no tasks in split {split!r} of {self.domain} ({task_source})")
+        self.task_id = task_id
+        if task_id is not None:
+            self._task_by_id(task_id)  # fail early on an unknown id
+        self.user_proxy = make_proxy(user_proxy)
+        self.max_turns = int(max_turns)
+        self.max_errors = int(max_errors)
+        self.max_user_tool_calls = int(max_user_tool_calls)
+        self.judge = judge
+        self.render_mode = render_mode
+        self.observation_space = AnyText()
+        self.action_space = AnyText()
+        self.task: Task | None = None
+        self.messages: list[Message] = []
+        self._done = True
+
+    # -- public API ----------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode; returns the user's opening message and the reset info."""
+        super().reset(seed=seed)
+        return self._drive(self._reset_machine(seed, options))
+
+    def step(self, action: Any) -> StepResult:
+        """One agent turn; returns (observation, reward, terminated, truncated, info)."""
+        return self._drive(self._step_machine(action))
+
+    async def areset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """:meth:`reset` with the proxy's ``arespond``."""
+        super().reset(seed=seed)
+        return await self._adrive(self._reset_machine(seed, options))
+
+    async def astep(self, action: Any) -> StepResult:
+        """:meth:`step` with the proxy's ``arespond``."""
+        return await self._adrive(self._step_machine(action))
+
+    def render(self) -> str | None:
+        """The transcript as ``role: text`` lines (``ansi`` mode)."""
+        if self.render_mode != "ansi":
+            return None
+        lines = []
+        for m in self.messages:
+            body = m.content if not m.tool_calls else json.dumps([c.model_dump(include={"name", "arguments"}) for c in m.tool_calls])
+            lines.append(f"{m.role}: {body}")
+        return "\n".join(lines)
+
+    # -- drivers: feed proxy turns into a machine ---------------------------------------
+    def _drive(self, machine: Machine) -> Any:
+        try:
+            view = next(machine)
+            while True:
+                try:
+                    turn = self.user_proxy.respond(view)
+                except ProxyError as exc:
+                    view = machine.throw(exc)
+                else:
+                    view = machine.send(turn)
+        except StopIteration as stop:
+            return stop.value
+
+    async def _adrive(self, machine: Machine) -> Any:
+        try:
+            view = next(machine)
+            while True:
+                try:
+                    turn = await self.user_proxy.arespond(view)
+                except ProxyError as exc:
+                    view = machine.throw(exc)
+                else:
+                    view = machine.send(turn)
+        except StopIteration as stop:
+            return stop.value
+
+    # -- machines ------------------------------------------------------------------
+    def _task_by_id(self, task_id: str) -> Task:
+        for task in self.tasks:
+            if task.id == task_id:
+                return task
+        return load_task(self.domain, task_id, self.task_source, self.data_path)
+
+    def _pick_task(self, options: dict[str, Any] | None) -> Task:
+        wanted = (options or {}).get("task_id", self.task_id)
+        if wanted is not None:
+            return self._task_by_id(str(wanted))
+        return self.tasks[int(self.np_random.integers(len(self.tasks)))]
+
+    def _reset_machine(self, seed: int | None, options: dict[str, Any] | None) -> Machine:
+        task = self._pick_task(options)
+        self.task = task
+        self.world = make_world(self.domain, self.task_source, task, self.data_path)
+        self.user_proxy.reset(task, seed)
+        self.user_tools = self._user_tool_schemas(task)
+        self.counters = Counters()
+        self.tracker = RuleTracker(task.rubric.criteria if task.rubric else from_blueprint(task.blueprint))
+        self._done, self._truncated = False, False
+        self.termination: str | None = None
+        self.error: str | None = None
+        self._episode: dict[str, Any] | None = None
+        self._reward = 0.0
+        greeting = Message(role="assistant", content=GREETING, turn=0)
+        self.messages = [greeting]
+        self._view: list[Message] = [greeting]
+        self.tracker.agent_text(0, GREETING)
+        observation = yield from self._user_turn(0)
+        info = self._info()
+        info.update(task_id=task.id, tools=self.world.tool_schemas("agent"), system_prompt=agent_system_prompt(self.world.policy))
+        return observation, info
+
+    def _step_machine(self, action: Any) -> Machine:
+        if self._done:
+            return "", 0.0, not self._truncated, self._truncated, self._info()
+        counters = self.counters
+        counters.turn += 1
+        turn = counters.turn
+        parsed = parse_action(action)
+        if parsed.error is not None:
+            counters.invalid_actions += 1
+            counters.tool_errors += 1
+            observation = f"Error: invalid action: {parsed.error}"
+        elif parsed.calls:
+            observation = self._run_agent_calls(turn, parsed.text, parsed.calls)
+        else:
+            text = parsed.text or ""
+            message = Message(role="assistant", content=text, turn=turn)
+            self.messages.append(message)
+            self._view.append(message)
+            counters.agent_questions += is_question(text)
+            self.tracker.agent_text(turn, text)
+            if AGENT_STOP in text:
+                observation = ""
+                self._finish("agent_stop")
+            else:
+                observation = yield from self._user_turn(turn)
+        self.world.sync()
+        if not self._done:
+            if counters.tool_errors >= self.max_errors:
+                self._finish("too_many_errors")
+            elif turn >= self.max_turns:
+                self._finish("max_turns", truncated=True)
+        reward = self._reward if self._done else 0.0
+        return observation, reward, self._done and not self._truncated, self._truncated, self._info()
+
+    def _run_agent_calls(self, turn: int, text: str | None, calls: list[ToolCall]) -> str:
+        calls = [
+            c.model_copy(update={"id": c.id or f"call_{turn}_{i}", "requestor": "assistant"}) for i, c in enumerate(calls)
+        ]
+        self.messages.append(Message(role="assistant", content=text, tool_calls=calls, turn=turn))
+        results = []
+        for call in calls:
+            result = self.world.execute(call)
+            self.counters.agent_tool_calls += 1
+            self.counters.tool_errors += result.error
+            self.messages.append(
+                Message(role="tool", content=result.content, tool_call_id=call.id, requestor="assistant", error=result.error, turn=turn)
+            )
+            results.append({"id": call.id, "name": call.name, "content": result.content, "error": result.error})
+        return results[0]["content"] if len(results) == 1 else json.dumps(results)
+
+    def _user_turn(self, turn: int) -> Machine:
+        """Ask the proxy until it answers in text (running its tool calls); return that text."""
+        calls = 0
+        while True:
+            try:
+                reply = yield UserView.model_construct(messages=list(self._view), tools=self.user_tools, turn=turn)
+            except ProxyError as exc:
+                self._finish("error", error=f"{type(exc).__name__}: {exc}")
+                return ""
+            if reply.tool_call is not None:
+                calls += 1
+                self._run_user_call(turn, reply, calls)
+                if self.counters.tool_errors >= self.max_errors:
+                    self._finish("too_many_errors")
+                    return ""
+                continue
+            text = reply.text or ""
+            if not text.strip():
+                self._finish("user_error", error="the user proxy sent an empty message")
+                return ""
+            message = Message(role="user", content=text, turn=turn)
+            self.messages.append(message)
+            self._view.append(message)
+            self.tracker.user_text(turn, text)
+            if find_stop(text) is not None:
+                self._finish("user_stop")
+            return text
+
+    def _run_user_call(self, turn: int, reply: UserTurn, count: int) -> None:
+        assert reply.tool_call is not None
+        call = reply.tool_call.model_copy(update={"id": reply.tool_call.id or f"user_call_{turn}_{count}", "requestor": "user"})
+        request = Message(role="user", content=reply.text, tool_calls=[call], turn=turn)
+        if count > self.max_user_tool_calls:
+            result = ToolResult(
+                content=f"Error: at most {self.max_user_tool_calls} tool calls per turn; answer the agent in text.", error=True
+            )
+        elif self.user_tools:
+            result = self.world.execute(call)
+        else:
+            result = ToolResult(content="Error: User tools not available", error=True)
+        self.counters.user_tool_calls += 1
+        self.counters.tool_errors += result.error
+        answer = Message(role="tool", content=result.content, tool_call_id=call.id, requestor="user", error=result.error, turn=turn)
+        self.messages.extend((request, answer))
+        self._view.extend((request, answer))
+
+    # -- ending ----------------------------------------------------------------------
+    def _finish(self, termination: str, error: str | None = None, truncated: bool = False) -> None:
+        from userbench_env.evaluation import evaluate_episode
+
+        assert self.task is not None
+        self._done, self._truncated = True, truncated
+        self.termination, self.error = termination, error
+        reward: float | None = 0.0
+        excluding_nl: float | None = 0.0
+        pending = False
+        components: dict[str, float | None] = {}
+        if error is None:
+            try:
+                verdict = evaluate_episode(
+                    self.task, self.messages, termination, source=self.task_source, include_nl=True,
+                    judge=self.judge, data_path=self.data_path,
+                )
+            except Exception as exc:  # a judge outage is an episode error, not a crash
+                if self.judge in (None, "deferred"):
+                    raise
+                self.error = f"judge: {type(exc).__name__}: {exc}"
+            else:
+                reward, excluding_nl, pending = verdict.reward, verdict.reward_excluding_nl, verdict.nl_pending
+                components = dict(verdict.components)
+        if self.error is not None:
+            reward = excluding_nl = 0.0
+        self._reward = float(reward if reward is not None else (excluding_nl or 0.0))
+        self._episode = episode_summary(
+            task_id=self.task.id,
+            termination=termination,
+            reward=reward,
+            reward_excluding_nl=excluding_nl,
+            nl_pending=pending,
+            reward_components=components,
+            criteria=self.tracker.verdicts(),
+            proxy=self.user_proxy.provenance,
+            usage=self.user_proxy.usage.model_dump(),
+            error=self.error,
+        )
+
+    def _info(self) -> dict[str, Any]:
+        info = step_info(self.counters, self.tracker.violations)
+        if self._episode is not None:
+            info["episode"] = dict(self._episode)
+        return info
+
+    def _user_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
+        """The user's tools for ``task`` (tau2: an unknown listed name means no tools)."""
+        kit = self.world.user
+        if kit is None:
+            return []
+        wanted = task.blueprint.user_tools
+        if wanted is None:
+            return self.world.tool_schemas("user")
+        if not all(kit.has_tool(name) for name in wanted):
+            return []
+        return self.world.tool_schemas("user", list(wanted))

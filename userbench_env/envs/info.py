@@ -1,0 +1,65 @@
+"""The info contract of the conversation envs: flat, picklable dicts (ARCHITECTURE section 5).
+
+Every step reports the episode's counters and rule-check state (:func:`step_info`); the
+terminal step adds ``episode`` (:func:`episode_summary`), a plain dict of plain values.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from userbench_env.fidelity.scoring import episode_verdict
+
+
+@dataclass
+class Counters:
+    """Per-episode counters reported in every step's info."""
+
+    turn: int = 0
+    agent_tool_calls: int = 0
+    user_tool_calls: int = 0
+    tool_errors: int = 0
+    invalid_actions: int = 0
+    agent_questions: int = 0
+
+
+def step_info(counters: Counters, violations: list[str]) -> dict[str, Any]:
+    """The per-step info: counters, ``ufs_failed_so_far`` and ``ufs_violations`` (a copy)."""
+    info = asdict(counters)
+    info["ufs_failed_so_far"] = bool(violations)
+    info["ufs_violations"] = list(violations)
+    return info
+
+
+def episode_summary(
+    *,
+    task_id: str,
+    termination: str,
+    reward: float | None,
+    reward_excluding_nl: float | None,
+    nl_pending: bool,
+    reward_components: dict[str, float | None],
+    criteria: list[dict[str, Any]],
+    proxy: dict[str, Any],
+    usage: dict[str, Any],
+    error: str | None,
+) -> dict[str, Any]:
+    """The terminal ``info["episode"]`` dict: reward, fidelity verdicts, provenance, cost."""
+    ufs_pass, failures = episode_verdict(criteria)
+    return {
+        "task_id": task_id,
+        "termination": termination,
+        "reward": reward,
+        "reward_excluding_nl": reward_excluding_nl,
+        "nl_pending": nl_pending,
+        "reward_components": dict(reward_components),
+        "ufs_pass": ufs_pass,
+        "criteria": [dict(c) for c in criteria],
+        "failures_per_family": failures,
+        "probe": None,
+        "user_proxy": dict(proxy),
+        "user_prompt_tokens": int(usage.get("prompt_tokens", 0)),
+        "user_completion_tokens": int(usage.get("completion_tokens", 0)),
+        "user_cost_usd": float(usage.get("cost_usd", 0.0)),
+        "error": error,
+    }

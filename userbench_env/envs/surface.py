@@ -1,0 +1,208 @@
+"""``SurfaceEnv``: the persona-surface Gymnasium env (survey, chat; web and app plug in).
+
+One class for every surface, chosen by the ``surface`` keyword (the ALE pattern); the
+surface's backend (:mod:`userbench_env.surfaces.base`) owns the world. The policy plays
+the persona user: the observation is text from the surface, the action is text (a
+JSON answer, a chat message...). ``reset`` returns the errand; ``info`` carries the
+persona system prompt (``system_prompt``), the task id and surface. The terminal step
+scores the backend's artifact (:func:`userbench_env.surfaces.artifacts.score_artifact`)
+and returns the reward (1/0 single, checks held for multi; 0 on error) with
+``info["episode"]``: status pass/fail/error (``pending`` when chat judging is deferred),
+reward, max_points, per-check verdicts, error and the artifact.
+"""
+from __future__ import annotations
+
+import zlib
+from typing import Any, Callable
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.spaces import Space
+
+from userbench_env.surfaces.base import SurfaceBackend, backend_class
+from userbench_env.surfaces.personas.model import Persona
+from userbench_env.surfaces.personas.render import render_persona
+from userbench_env.surfaces.tasks import SurfaceTask, load_surface_tasks
+
+
+class UnicodeText(Space[str]):
+    """Any Unicode string up to ``max_length``; ``sample`` asks ``sampler`` for a valid
+    action when one is given (else a short ASCII string)."""
+
+    def __init__(self, max_length: int = 1_000_000, sampler: Callable[[np.random.Generator], str] | None = None,
+                 seed: int | None = None) -> None:
+        super().__init__(shape=None, dtype=None, seed=seed)
+        self.max_length = max_length
+        self.sampler = sampler
+
+    def contains(self, x: Any) -> bool:
+        """Whether ``x`` is a string of allowed length."""
+        return isinstance(x, str) and len(x) <= self.max_length
+
+    def sample(self, mask: Any = None, probability: Any = None) -> str:
+        """A valid action from the sampler, or random letters."""
+        if self.sampler is not None:
+            return self.sampler(self.np_random)
+        return "".join(chr(int(c)) for c in self.np_random.integers(97, 123, size=8))
+
+    @property
+    def is_np_flattenable(self) -> bool:
+        """Text cannot be flattened to an array."""
+        return False
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, UnicodeText) and other.max_length == self.max_length
+
+    def __repr__(self) -> str:
+        return f"UnicodeText({self.max_length})"
+
+
+class SurfaceEnv(gym.Env[str, str]):
+    """The persona user on a surface (see the module docstring).
+
+    ``surface``: survey, chat (web, app when their backends are registered).
+    ``task_source``: ``bundled`` or ``apb`` (``path`` = an APB tasks folder or one task);
+    ``tasks``: explicit :class:`SurfaceTask` list instead. ``split``: all/single/multi.
+    ``task_id`` pins a task (else one is sampled with the reset seed; ``options=
+    {"task_id": ...}`` pins one episode). ``rule`` overrides decision rules (one, or one
+    per check, as strings). ``judge``: ``None``/``"deferred"`` (chat verdicts pending) or
+    an LLM config/dict/model name. ``bot``: ``"scripted"`` or an LLM config (chat).
+    ``turns`` overrides the chat length; ``max_turns`` caps steps (truncation).
+    """
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(
+        self,
+        surface: str,
+        task_source: str = "bundled",
+        split: str = "all",
+        task_id: str | None = None,
+        path: str | None = None,
+        tasks: list[SurfaceTask] | None = None,
+        rule: str | list[str] | None = None,
+        judge: Any = None,
+        bot: Any = "scripted",
+        turns: int | None = None,
+        max_turns: int | None = None,
+        render_mode: str | None = None,
+    ) -> None:
+        self.surface = surface
+        kwargs = {"bot": bot, "turns": turns} if surface == "chat" else {}
+        self.backend: SurfaceBackend = backend_class(surface)(**kwargs)
+        loaded = tasks if tasks is not None else load_surface_tasks(surface, task_source, split, path)  # type: ignore[arg-type]
+        loaded = [t for t in loaded if t.surface == surface]
+        if rule is not None:
+            rules = [rule] if isinstance(rule, str) else list(rule)
+            loaded = [t.with_rules(rules) for t in loaded]
+        if not loaded:
+            raise ValueError(f"no {surface} tasks for source={task_source!r} split={split!r}")
+        self.tasks = {t.id: t for t in loaded}
+        if task_id is not None and task_id not in self.tasks:
+            raise KeyError(f"no {surface} task {task_id!r}")
+        self.task_id = task_id
+        self.judge = None if judge in (None, "deferred") else judge
+        self.max_turns = max_turns
+        self.render_mode = render_mode
+        self.observation_space = UnicodeText()
+        self.action_space = UnicodeText(sampler=self.backend.sample_action)
+        self._personas: dict[str, Persona] = {}
+        self._task: SurfaceTask | None = None
+        self._last_obs = ""
+        self._turn = 0
+        self._invalid = 0
+        self._done = True
+
+    # ------------------------------------------------------------------ episode
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode on a pinned or seed-sampled task; returns (errand, info)."""
+        super().reset(seed=seed)
+        task_id = (options or {}).get("task_id") or self.task_id
+        if task_id is None:
+            ids = sorted(self.tasks)
+            task_id = ids[int(self.np_random.integers(len(ids)))]
+        if task_id not in self.tasks:
+            raise KeyError(f"no {self.surface} task {task_id!r}")
+        self._task = self.tasks[task_id]
+        persona = self.persona_for(self._task)
+        self._turn, self._invalid, self._done = 0, 0, False
+        self._last_obs = self.backend.reset(self._task, persona, seed)
+        system_prompt = (f"{render_persona(persona, self.backend.role)}\n"
+                         f"{self.backend.guidance(self._task)}\n")
+        info = {**self._step_info(), "system_prompt": system_prompt, "instruction": self._task.instruction,
+                "persona_id": persona.persona_id, "n_checks": len(self._task.checks)}
+        return self._last_obs, info
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """One persona action; the terminal step scores the artifact."""
+        if self._task is None or self._done:
+            raise RuntimeError("call reset() before step()")
+        self._turn += 1
+        if not isinstance(action, str):
+            self._invalid += 1
+            self._last_obs = f"Invalid action: expected text, got {type(action).__name__}."
+            return self._finish_or_continue(self._last_obs, done=False, error=None)
+        result = self.backend.step(action)
+        self._invalid += int(result.invalid)
+        self._last_obs = result.observation
+        return self._finish_or_continue(result.observation, result.done, result.error)
+
+    def _finish_or_continue(self, obs: str, done: bool, error: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        truncated = not done and error is None and self.max_turns is not None and self._turn >= self.max_turns
+        info = self._step_info()
+        if not (done or error or truncated):
+            return obs, 0.0, False, False, info
+        self._done = True
+        episode = self._score(error, "truncated" if truncated else ("error" if error else "done"))
+        info["episode"] = episode
+        if episode["error"]:
+            info["error"] = episode["error"]
+        return obs, float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0, not truncated, truncated, info
+
+    def _score(self, error: str | None, termination: str) -> dict[str, Any]:
+        """The terminal ``episode`` record (flat dicts and lists only)."""
+        from userbench_env.surfaces.artifacts import score_artifact
+        from userbench_env.surfaces.scoring import error_outcome
+
+        task = self._task
+        assert task is not None
+        artifact = self.backend.artifact()
+        names = [c.name for c in task.checks]
+        if error:
+            outcome = error_outcome(error, len(names), names)
+        elif self.backend.artifact_kind == "chat" and self.judge is None and artifact is not None:
+            return {"task_id": task.id, "surface": self.surface, "termination": termination, "status": "pending",
+                    "reward": 0.0, "max_points": len(names), "checks": [], "error": None, "artifact": artifact}
+        else:
+            outcome = score_artifact(task, artifact, self.backend.artifact_kind, judge=self.judge)
+        return {"task_id": task.id, "surface": self.surface, "termination": termination, **outcome.as_dict(),
+                "error": outcome.error, "artifact": artifact}
+
+    def _step_info(self) -> dict[str, Any]:
+        info: dict[str, Any] = {"turn": self._turn, "invalid_actions": self._invalid, "surface": self.surface,
+                                "task_id": self._task.id if self._task else None}
+        if hasattr(self.backend, "nudges"):
+            info["nudges"] = self.backend.nudges
+        return info
+
+    # ------------------------------------------------------------------ helpers
+
+    def persona_for(self, task: SurfaceTask) -> Persona:
+        """The task's persona, or one generated around its pins (seeded by the task id)."""
+        if task.persona is not None:
+            return task.persona
+        if task.id not in self._personas:
+            from userbench_env.surfaces.personas.generator import generate_persona
+
+            labels = {c.dimension_id: (c.dimension_label, c.category or "Other") for c in task.checks}
+            self._personas[task.id] = generate_persona(task.pins, zlib.crc32(task.id.encode()), labels=labels)
+        return self._personas[task.id]
+
+    def render(self) -> str | None:
+        """The last observation (``ansi`` mode)."""
+        return self._last_obs if self.render_mode == "ansi" else None
+
+    def close(self) -> None:
+        """Close the backend."""
+        self.backend.close()

@@ -1,0 +1,40 @@
+"""The ACTION component: every gold tool call must appear in the transcript (tau2 4.4)."""
+from __future__ import annotations
+
+from typing import Iterable
+
+from userbench_env.core.messages import Message, ToolCall
+from userbench_env.core.task import Action
+
+
+def transcript_tool_calls(messages: Iterable[Message]) -> list[ToolCall]:
+    """Every tool call made by the agent or the user, in order."""
+    return [
+        call
+        for message in messages
+        if message.role in ("assistant", "user") and message.tool_calls
+        for call in message.tool_calls
+    ]
+
+
+def action_matches(gold: Action, call: ToolCall) -> bool:
+    """tau2's comparison of a gold action with one call.
+
+    Same name, and equal values on the compared keys: ``compare_args`` when given
+    (empty = name only), else the keys of the *call's* arguments. A compared key
+    missing on one side only is a mismatch. The requestor is not compared.
+    """
+    if gold.name != call.name:
+        return False
+    keys = set(call.arguments) if gold.compare_args is None else set(gold.compare_args)
+    if not keys:
+        return True
+    mine = {k: v for k, v in call.arguments.items() if k in keys}
+    wanted = {k: v for k, v in gold.arguments.items() if k in keys}
+    return mine == wanted
+
+
+def action_checks(gold_actions: list[Action], messages: list[Message]) -> list[bool]:
+    """For each gold action, whether some transcript call matches it (any order)."""
+    calls = transcript_tool_calls(messages)
+    return [any(action_matches(gold, call) for call in calls) for gold in gold_actions]

@@ -1,0 +1,168 @@
+"""ScriptedUserProxy: a deterministic, faithful user driven by the structured blueprint.
+
+The default proxy, so everything runs with no API key. Behaviour, decided from the
+user's view alone (so the same view always gives the same turn):
+
+* first turn: the reason for calling, in the first person;
+* the agent asks for items (by kind, see :func:`~userbench_env.tasks.extract.requested_kinds`):
+  the user states the values it knows and says it does not know the others;
+* the agent asks for a user action naming one of the user's tools (by name, snake-case
+  or spaced, arguments as a JSON object after the name): the user calls that tool,
+  one action per agent message, then reports exactly what the tool returned;
+* the agent says it transfers the user: ``###TRANSFER###``; the agent closes the
+  conversation ("anything else", "goodbye", ...): ``###STOP###``;
+* a confirmation question gets "yes"; any other question "I don't know"; a statement
+  an acknowledgement.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from userbench_env.core.messages import ToolCall
+from userbench_env.core.task import KnownInfoItem, Task
+from userbench_env.proxies.base import UserProxy, UserTurn, UserView
+from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
+
+_TRANSFER = re.compile(r"\btransferr?(?:ing|ed)? you\b|\btransfer(?:ring)? (?:you )?to a human\b", re.I)
+_CLOSING = re.compile(r"\banything else\b|\bgoodbye\b|\bhave a (?:great|nice|good) day\b", re.I)
+_CONFIRM = re.compile(r"\b(?:proceed|confirm|shall i|should i|would you like me to|go ahead)\b", re.I)
+
+_FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bYou are\b"), "I am"),
+    (re.compile(r"\byou are\b"), "I am"),
+    (re.compile(r"\bYou're\b"), "I'm"),
+    (re.compile(r"\byou're\b"), "I'm"),
+    (re.compile(r"\bYou've\b"), "I've"),
+    (re.compile(r"\byou've\b"), "I've"),
+    (re.compile(r"\bYour\b"), "My"),
+    (re.compile(r"\byour\b"), "my"),
+    (re.compile(r"\byourself\b"), "myself"),
+    (re.compile(r"\bYou\b"), "I"),
+    (re.compile(r"(?:(?<=[.,;:!?] )|^|(?<=\band )|(?<=\bthat )|(?<=\bif )|(?<=\bwhen )|(?<=\bbut )|(?<=\bso ))you\b", re.M), "I"),
+    (re.compile(r"\byou\b"), "me"),
+]
+
+_KIND_WORDS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number",
+               "reservation_id": "reservation number", "order_id": "order number", "item_id": "item id",
+               "payment_method": "payment method", "first_name": "first name", "last_name": "last name"}
+
+
+_NAME_KINDS = frozenset({"name", "first_name", "last_name"})
+
+
+def first_person(text: str) -> str:
+    """Rewrite a second-person blueprint sentence ("You want ...") in the first person."""
+    for pattern, replacement in _FIRST_PERSON:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def _kind_words(kind: str) -> str:
+    return _KIND_WORDS.get(kind, kind.replace("_", " "))
+
+
+def _find_arguments(text: str, start: int) -> dict[str, Any]:
+    """The first JSON object in ``text`` after ``start`` (``{}`` when there is none)."""
+    decoder = json.JSONDecoder()
+    brace = text.find("{", start)
+    while brace != -1:
+        try:
+            value, _ = decoder.raw_decode(text, brace)
+        except ValueError:
+            brace = text.find("{", brace + 1)
+            continue
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def requested_tool(text: str, tools: list[dict[str, Any]]) -> ToolCall | None:
+    """The user tool an agent message asks the user to run, with its arguments, or None.
+
+    A tool is requested when its name appears in the text as a whole word, as written or
+    with spaces for underscores; the earliest (then longest) mention wins. Arguments are the JSON object after it.
+    """
+    lowered = text.lower()
+    best: tuple[int, int, str] | None = None
+    for schema in tools:
+        name = schema.get("function", {}).get("name") or schema.get("name")
+        if not name:
+            continue
+        for form in {name.lower(), name.lower().replace("_", " ")}:
+            found = re.search(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)
+            if found is not None:
+                key = (found.start(), -len(form), name)
+                best = key if best is None or key < best else best
+    if best is None:
+        return None
+    return ToolCall(name=best[2], arguments=_find_arguments(text, best[0]), requestor="user")
+
+
+class ScriptedUserProxy(UserProxy):
+    """The deterministic blueprint-driven user (see the module docstring)."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._items: list[KnownInfoItem] = []
+
+    def reset(self, task: Task, seed: int | None = None) -> None:
+        """Learn ``task``'s blueprint: known items first, then ids named in the scenario."""
+        super().reset(task, seed)
+        bp = task.blueprint
+        scenario = extract_known_info("\n".join(t for t in (bp.reason_for_call, bp.instructions) if t))
+        known = {i.value for i in bp.known_info}
+        self._items = list(bp.known_info) + [i for i in scenario if i.value not in known and i.kind != "other"]
+
+    # -- turn pieces -------------------------------------------------------------
+    def opening(self) -> str:
+        """The first message: the reason for calling in the first person."""
+        assert self.task is not None, "reset() first"
+        bp = self.task.blueprint
+        reason = bp.reason_for_call.strip()
+        if not reason and bp.raw_instructions:
+            wanted = re.search(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.", bp.raw_instructions)
+            reason = wanted.group(0).strip() if wanted else ""
+        reason = " ".join(reason.split())
+        return f"Hi. {first_person(reason)}" if reason else "Hi. I need some help with my account."
+
+    def answer(self, kinds: frozenset[str]) -> str:
+        """Sentences giving the known values of ``kinds`` and admitting the unknown ones."""
+        said: list[str] = []
+        for kind in sorted(kinds):
+            items = [i for i in self._items if i.kind == kind]
+            if items:
+                said.append(f"My {_kind_words(kind)} is {' and '.join(i.value for i in items)}.")
+            elif kind in _NAME_KINDS and any(i.kind in _NAME_KINDS for i in self._items):
+                continue
+            else:
+                said.append(f"I don't know my {_kind_words(kind)}.")
+        return " ".join(said)
+
+    def respond(self, view: UserView) -> UserTurn:
+        """The user's next turn, from ``view`` alone."""
+        if not any(m.role == "user" for m in view.messages):
+            return UserTurn(text=self.opening())
+        last_agent = max((i for i, m in enumerate(view.messages) if m.role == "assistant" and m.has_text), default=-1)
+        results = [m for m in view.messages[last_agent + 1 :] if m.role == "tool"]
+        if results:
+            latest = results[-1]
+            lead = "I tried that, but I got an error" if latest.error else "I did that. Here is what it showed"
+            return UserTurn(text=f"{lead}: {latest.content}")
+        text = view.messages[last_agent].content or "" if last_agent >= 0 else ""
+        if _TRANSFER.search(text):
+            return UserTurn(text="###TRANSFER###")
+        if _CLOSING.search(text):
+            return UserTurn(text="No, that's all. Thank you! ###STOP###")
+        if view.tools:
+            call = requested_tool(text, view.tools)
+            if call is not None:
+                return UserTurn(tool_call=call)
+        answer = self.answer(requested_kinds(text))
+        if answer:
+            return UserTurn(text=answer)
+        if is_question(text):
+            return UserTurn(text="Yes, please go ahead." if _CONFIRM.search(text) else "I'm sorry, I don't know.")
+        return UserTurn(text="Okay, thank you.")

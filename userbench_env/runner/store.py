@@ -1,0 +1,76 @@
+"""The append-only JSONL episode store: one record per finished episode.
+
+Each record is written as one line and flushed to disk at once (``fsync``), so a run
+killed at any moment loses no finished episode; at worst the last line is cut short,
+and readers skip such a torn tail. Resume is by record key (proxy, agent, task, trial).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+
+def episode_key(proxy: str, agent: str, domain: str, source: str, task_id: str, trial: int) -> str:
+    """The resume key of one episode."""
+    return "|".join((proxy, agent, domain, source, task_id, str(trial)))
+
+
+class EpisodeStore:
+    """Append-only JSONL file of episode records (plain dicts with a ``key``)."""
+
+    def __init__(self, path: str | os.PathLike[str]):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every complete record in file order (a torn last line is skipped)."""
+        if not self.path.exists():
+            return
+        with self.path.open("r", encoding="utf-8") as handle:
+            for line in handle:
+                if not line.endswith("\n"):
+                    break  # torn tail of a killed writer
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+
+    def latest(self) -> dict[str, dict[str, Any]]:
+        """The last record of each key (a retried episode supersedes its error)."""
+        return {r["key"]: r for r in self.records() if "key" in r}
+
+    def done_keys(self, retry_errors: bool = False) -> set[str]:
+        """Keys that need no further run; with ``retry_errors`` errored ones are redone."""
+        return {
+            key for key, rec in self.latest().items() if not (retry_errors and rec.get("error"))
+        }
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record as one line and force it to disk."""
+        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        with self._lock:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._repair_tail()
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    def _repair_tail(self) -> None:
+        """Cut a torn last line (left by a killed writer) before appending."""
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            return
+        with self.path.open("rb+") as handle:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) == b"\n":
+                return
+            handle.seek(0)
+            data = handle.read()
+            cut = data.rfind(b"\n") + 1
+            handle.truncate(cut)

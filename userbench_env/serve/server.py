@@ -1,0 +1,225 @@
+"""A local OpenAI-compatible ``/v1/chat/completions`` server backed by a responder.
+
+One asyncio event loop (aiohttp) serves every connection; each request waits the
+configured latency, then takes the next fault from the schedule (see
+:mod:`userbench_env.serve.faults`) and answers accordingly. Token usage in replies
+is an estimate (about four characters per token) so cost accounting can be tested.
+
+Use it in-process (``with ChatServer(responder) as server: server.base_url``: a
+background thread on 127.0.0.1 with a free port) or from an existing loop
+(``await server.start()``), or as ``userbench serve``.
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+import time
+from collections import Counter
+from typing import Any
+
+from aiohttp import web
+
+from userbench_env.serve.faults import FaultSchedule
+from userbench_env.serve.responders import Reply, RequestError, Responder
+
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """The token estimate the server reports for ``text`` (at least 1)."""
+    return len(text) // CHARS_PER_TOKEN + 1
+
+
+def _prompt_text(request: dict[str, Any]) -> str:
+    return json.dumps(request.get("messages") or []) + json.dumps(request.get("tools") or [])
+
+
+def completion_body(request: dict[str, Any], reply: Reply, number: int, bad_args: bool = False) -> dict[str, Any]:
+    """An OpenAI chat-completion body for ``reply`` (tool-call arguments as JSON strings;
+    ``bad_args`` corrupts them)."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": call.id or f"call_{number}_{i}",
+                "type": "function",
+                "function": {"name": call.name, "arguments": "{not json" if bad_args else json.dumps(call.arguments)},
+            }
+            for i, call in enumerate(reply.tool_calls)
+        ]
+    completion = estimate_tokens((reply.text or "") + json.dumps(message.get("tool_calls") or []))
+    prompt = estimate_tokens(_prompt_text(request))
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": request.get("model", "local"),
+        "choices": [
+            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
+        ],
+        "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
+    }
+
+
+def _error(status: int, message: str, kind: str) -> web.Response:
+    return web.json_response({"error": {"message": message, "type": kind, "code": status}}, status=status)
+
+
+class ServerStats:
+    """What the server saw: request count, in-flight peak, faults served, request bodies."""
+
+    def __init__(self, record: bool) -> None:
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.faults: Counter[str] = Counter()
+        self.bodies: list[dict[str, Any]] = []
+        self.record = record
+
+
+class ChatServer:
+    """The local chat-completions server (see the module docstring).
+
+    ``latency`` seconds before every answer; ``faults`` a schedule (or its text form);
+    ``hang_seconds`` how long a ``hang`` fault holds the connection before giving up
+    with HTTP 504; ``record`` keeps every request body in ``stats.bodies``.
+    """
+
+    def __init__(
+        self,
+        responder: Responder,
+        latency: float = 0.0,
+        faults: FaultSchedule | str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        hang_seconds: float = 300.0,
+        record: bool = True,
+    ) -> None:
+        self.responder = responder
+        self.latency = latency
+        self.faults = faults if isinstance(faults, FaultSchedule) else FaultSchedule.parse(faults)
+        self.host = host
+        self.port = port
+        self.hang_seconds = hang_seconds
+        self.stats = ServerStats(record)
+        self._runner: web.AppRunner | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL (``http://host:port/v1``)."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def _app(self) -> web.Application:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self._handle)
+        app.router.add_post("/chat/completions", self._handle)
+        return app
+
+    async def start(self) -> None:
+        """Start serving on the running loop; ``port`` is the bound port afterwards."""
+        self._runner = web.AppRunner(self._app(), handler_cancellation=True, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, backlog=1024)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        """Stop serving (pending hangs are cancelled)."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def serve_forever(self) -> None:
+        """Start and serve until cancelled."""
+        await self.start()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await self.stop()
+
+    def __enter__(self) -> "ChatServer":
+        """Serve from a background thread with its own loop until the block exits."""
+        loop = asyncio.new_event_loop()
+        started = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            asyncio.set_event_loop(loop)
+            try:
+                loop.run_until_complete(self.start())
+            except BaseException as exc:  # reported to the starting thread
+                failure.append(exc)
+                started.set()
+                return
+            started.set()
+            loop.run_forever()
+
+        self._loop = loop
+        self._thread = threading.Thread(target=run, name="userbench-serve", daemon=True)
+        self._thread.start()
+        started.wait()
+        if failure:
+            raise failure[0]
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Stop the background server and its thread."""
+        if self._loop is None or self._thread is None:
+            return
+        asyncio.run_coroutine_threadsafe(self.stop(), self._loop).result(timeout=30)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=30)
+        self._loop.close()
+        self._loop = self._thread = None
+
+    async def _handle(self, http_request: web.Request) -> web.StreamResponse:
+        stats = self.stats
+        stats.requests += 1
+        number = stats.requests
+        stats.in_flight += 1
+        stats.max_in_flight = max(stats.max_in_flight, stats.in_flight)
+        try:
+            return await self._answer(http_request, number)
+        finally:
+            stats.in_flight -= 1
+
+    async def _answer(self, http_request: web.Request, number: int) -> web.StreamResponse:
+        try:
+            body = await http_request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _error(400, "request body is not JSON", "invalid_request_error")
+        if not isinstance(body, dict):
+            return _error(400, "request body is not a JSON object", "invalid_request_error")
+        if self.stats.record:
+            self.stats.bodies.append(body)
+        if body.get("stream"):
+            return _error(400, "streaming is not supported by this server", "invalid_request_error")
+        if self.latency > 0:
+            await asyncio.sleep(self.latency)
+        fault = self.faults.next()
+        self.stats.faults[fault] += 1
+        if fault.isdigit():
+            kind = "rate_limit_error" if fault == "429" else "server_error"
+            return _error(int(fault), f"injected fault {fault}", kind)
+        if fault == "hang":
+            await asyncio.sleep(self.hang_seconds)
+            return _error(504, "injected hang gave up", "server_error")
+        if fault == "malformed_json":
+            return web.Response(status=200, text='{"id": "chatcmpl-broken", "choices": [', content_type="application/json")
+        if fault == "garbage":
+            return web.json_response({"unexpected": ["not", "a", "completion"], "choices": "nonsense"})
+        if fault == "empty_choices":
+            return web.json_response({**completion_body(body, Reply(text="unused"), number), "choices": []})
+        if fault == "blank":
+            return web.json_response(completion_body(body, Reply(text=""), number))
+        try:
+            reply = self.responder.reply(body)
+            if inspect.isawaitable(reply):
+                reply = await reply
+        except RequestError as exc:
+            return _error(400, str(exc), "invalid_request_error")
+        return web.json_response(completion_body(body, reply, number, bad_args=fault == "bad_tool_args"))

@@ -1,0 +1,358 @@
+"""Surface tasks: AgentPersonaBench task folders and our bundled format, one model.
+
+APB folders (found by their ``task.toml``, at any depth) give the checks (``value`` or
+``anchor_value``), the errand (``instruction.md``), the persona (``persona.yaml`` when
+present), the surface inputs (``input/questionnaire.yaml``, ``input/bot.md``,
+``input/context.md``) and the hidden key (``tests/answer_key.yaml``); a
+``tests/verifier.py`` is remembered so scoring can run it. APB keeps its decision
+rules in code, so rules for upstream tasks come from a data overlay
+(``tasks/surfaces/apb_rules.yaml``) or the caller.
+
+Our bundled tasks are one YAML file each under ``tasks/surfaces/<surface>/``; their
+personas live in ``tasks/surfaces/personas/`` and every check carries its rule and
+label name as data.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import tomllib
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from userbench_env.datapaths import bundled_root
+from userbench_env.surfaces.personas.model import Persona, load_persona
+from userbench_env.surfaces.rules import Constraint, Rule
+
+SurfaceName = Literal["survey", "chat", "web", "app"]
+Split = Literal["all", "single", "multi"]
+
+
+class TraitCheck(BaseModel):
+    """One pinned trait and how it is checked.
+
+    ``rule`` and ``label`` (the answer-key map the rule reads) are set for rule-scored
+    surfaces; ``held``/``violated``/``pushed`` feed the chat judge.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    dimension_id: str
+    dimension_label: str = ""
+    category: str = ""
+    value: str
+    evaluator: str = "rule-based"
+    name: str = ""
+    signal: str = ""
+    rule: str | None = None
+    label: str | None = None
+    held: str = ""
+    violated: str = ""
+    pushed: str = ""
+
+    def model_post_init(self, __context: Any) -> None:
+        if not self.name:
+            self.name = f"{self.dimension_id}={self.value}"
+        if not self.dimension_label:
+            self.dimension_label = self.dimension_id
+
+
+class Option(BaseModel):
+    """One answer option: an opaque id and its text."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    text: str
+
+
+class Question(BaseModel):
+    """One single-choice question."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    prompt: str
+    type: str = "single_choice"
+    options: list[Option]
+
+
+class Questionnaire(BaseModel):
+    """A questionnaire as the persona sees it (no labels)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    title: str = ""
+    introduction: str = ""
+    questions: list[Question]
+
+    def groups(self) -> dict[str, list[str]]:
+        """Question id -> its option ids."""
+        return {q.id: [o.id for o in q.options] for q in self.questions}
+
+
+class ChatSpec(BaseModel):
+    """The chat counterpart and the user's framing.
+
+    ``bot`` is the bot's system prompt, ``context`` the scenario shown to the user,
+    ``opening`` the user's first message, ``pitches`` the scripted bot's lines (empty:
+    derived from the quoted phrases of ``bot``), ``turns`` the forced dialogue length.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    bot: str
+    context: str = ""
+    opening: str = ""
+    pitches: list[str] = Field(default_factory=list)
+    application_id: str = "assistant"
+    turns: int = 12
+
+
+class SurfaceTask(BaseModel):
+    """A persona-surface task from any source; ``path`` is its folder or file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    source: Literal["apb", "bundled"]
+    surface: SurfaceName
+    name: str = ""
+    theme: str = ""
+    domain: str = ""
+    instruction: str
+    checks: list[TraitCheck]
+    persona: Persona | None = None
+    questionnaire: Questionnaire | None = None
+    answer_key: dict[str, dict[str, bool | int]] = Field(default_factory=dict)
+    constraints: list[str] = Field(default_factory=list)
+    chat: ChatSpec | None = None
+    path: str | None = None
+    verifier: str | None = None
+    verifier_timeout: float = 60.0
+
+    @property
+    def multi(self) -> bool:
+        """Whether the task pins more than one trait."""
+        return len(self.checks) > 1
+
+    @property
+    def pins(self) -> dict[str, str]:
+        """dimension id -> pinned value."""
+        return {c.dimension_id: c.value for c in self.checks}
+
+    def labels_for(self, check: TraitCheck) -> dict[str, bool | int]:
+        """The answer-key map a check reads (``KeyError`` when the key lacks it)."""
+        if check.label is None:
+            raise KeyError(f"check {check.name} names no answer-key label")
+        return self.answer_key[check.label]
+
+    def rules(self) -> list[Rule]:
+        """Each check's parsed rule (``ValueError`` when a check has none)."""
+        missing = [c.name for c in self.checks if not c.rule]
+        if missing:
+            raise ValueError(f"task {self.id}: no decision rule for {missing}; give one as data (--rule)")
+        return [Rule.parse(c.rule or "") for c in self.checks]
+
+    def parsed_constraints(self) -> list[Constraint]:
+        """The task-wide constraints, parsed."""
+        return [Constraint.parse(c) for c in self.constraints]
+
+    def with_rules(self, rules: list[str]) -> "SurfaceTask":
+        """A copy whose checks use ``rules`` (one for all checks, or one per check)."""
+        if len(rules) not in (1, len(self.checks)):
+            raise ValueError(f"{len(rules)} rules for {len(self.checks)} checks: give one, or one per check")
+        for text in rules:
+            Rule.parse(text)
+        picked = rules * len(self.checks) if len(rules) == 1 else rules
+        checks = [c.model_copy(update={"rule": r}) for c, r in zip(self.checks, picked)]
+        return self.model_copy(update={"checks": checks, "verifier": None})
+
+
+# --------------------------------------------------------------------------- APB
+
+
+class TaskIndexRow(BaseModel):
+    """One row of APB's ``tasks.csv``."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    path: str
+    surface: str
+    bucket: str
+    family: str
+    n_checks: int
+
+
+def read_tasks_csv(path: str | Path) -> list[TaskIndexRow]:
+    """Read APB's ``tasks.csv`` (CRLF or LF line endings)."""
+    with open(path, encoding="utf-8", newline="") as fh:
+        return [TaskIndexRow.model_validate(row) for row in csv.DictReader(fh)]
+
+
+def find_apb_tasks(root: str | Path) -> list[Path]:
+    """Every APB task folder under ``root`` (folders holding a ``task.toml``), sorted."""
+    root = Path(root)
+    if (root / "task.toml").is_file():
+        return [root]
+    return sorted(p.parent for p in root.rglob("task.toml"))
+
+
+def load_apb_task(folder: str | Path, overlay: Mapping[str, Any] | None = None) -> SurfaceTask:
+    """Load one APB task folder.
+
+    ``overlay`` (default: the bundled ``apb_rules.yaml``) supplies rules, label names
+    and constraints by task name when the task's verifier is not available.
+    """
+    folder = Path(folder)
+    with open(folder / "task.toml", "rb") as fh:
+        toml = tomllib.load(fh)
+    meta, task_meta = toml.get("metadata", {}), toml.get("task", {})
+    name = str(task_meta.get("name") or folder.name)
+    extra = (overlay if overlay is not None else apb_overlay()).get(name, {})
+    extra_checks = extra.get("checks", [])
+    checks = []
+    for index, raw in enumerate(toml.get("checks", [])):
+        value = raw.get("value", raw.get("anchor_value"))
+        if value is None:
+            raise ValueError(f"{folder}: check {index} has neither value nor anchor_value")
+        data = extra_checks[index] if index < len(extra_checks) else {}
+        checks.append(TraitCheck(
+            dimension_id=raw["dimension_id"], dimension_label=raw.get("dimension_label", ""),
+            category=raw.get("category", ""), value=str(value), evaluator=raw.get("evaluator", "rule-based"),
+            name=raw.get("evaluator_name", ""), signal=raw.get("adherence_signal", ""),
+            rule=data.get("rule"), label=data.get("label"),
+        ))
+    surface = meta.get("type")
+    if surface not in ("survey", "chat", "web", "app"):
+        raise ValueError(f"{folder}: unknown surface {surface!r} in [metadata] type")
+    persona = load_persona(folder / "persona.yaml") if (folder / "persona.yaml").is_file() else None
+    if persona is not None:
+        persona = persona.with_pins({c.dimension_id: c.value for c in checks})
+    key = _read_yaml(folder / "tests" / "answer_key.yaml") or {}
+    answer_key = {str(k): {str(i): v for i, v in m.items()} for k, m in key.items() if isinstance(m, Mapping)}
+    checks = _default_labels(checks, answer_key)
+    questionnaire = None
+    if (folder / "input" / "questionnaire.yaml").is_file():
+        questionnaire = Questionnaire.model_validate(_read_yaml(folder / "input" / "questionnaire.yaml"))
+    chat = None
+    if (folder / "input" / "bot.md").is_file():
+        context = _read_text(folder / "input" / "context.md")
+        chat = ChatSpec(
+            bot=_read_text(folder / "input" / "bot.md"), context=context, opening=opening_message(context),
+            application_id=str(meta.get("application_id") or "assistant"),
+        )
+    verifier = folder / "tests" / "verifier.py"
+    return SurfaceTask(
+        id=folder.name, source="apb", surface=surface, name=name, theme=str(task_meta.get("theme", "")),
+        domain=str(meta.get("domain", "")), instruction=_read_text(folder / "instruction.md"), checks=checks,
+        persona=persona, questionnaire=questionnaire, answer_key=answer_key,
+        constraints=list(extra.get("constraints", [])), chat=chat, path=str(folder),
+        verifier=str(verifier) if verifier.is_file() else None,
+        verifier_timeout=float(toml.get("verifier", {}).get("timeout_sec", 60.0)),
+    )
+
+
+def opening_message(context: str) -> str:
+    """The user's first message: the block quote under a heading mentioning "message"."""
+    lines = context.splitlines()
+    for index, line in enumerate(lines):
+        if line.startswith("#") and "message" in line.lower():
+            quote: list[str] = []
+            for follow in lines[index + 1:]:
+                if follow.startswith(">"):
+                    quote.append(follow.lstrip(">").strip())
+                elif quote or follow.startswith("#"):
+                    break
+            if quote:
+                return " ".join(q for q in quote if q)
+    return ""
+
+
+@lru_cache(maxsize=1)
+def apb_overlay() -> dict[str, Any]:
+    """Rules as data for upstream APB tasks, by task name (bundled ``apb_rules.yaml``)."""
+    return _read_yaml(surfaces_dir() / "apb_rules.yaml") or {}
+
+
+def _default_labels(checks: list[TraitCheck], answer_key: Mapping[str, Any]) -> list[TraitCheck]:
+    """Pair unlabelled checks with answer-key maps in file order when the counts match."""
+    if any(c.label for c in checks) or len(answer_key) != len(checks):
+        return checks
+    return [c.model_copy(update={"label": label}) for c, label in zip(checks, answer_key)]
+
+
+# ----------------------------------------------------------------------- bundled
+
+
+def surfaces_dir() -> Path:
+    """Our bundled surface data folder (``tasks/surfaces``)."""
+    return bundled_root() / "surfaces"
+
+
+def load_bundled_task(path: str | Path) -> SurfaceTask:
+    """Load one bundled task file; its persona comes from ``personas/<persona>.yaml``."""
+    path = Path(path)
+    data = dict(_read_yaml(path))
+    persona_ref = data.pop("persona", None)
+    task = SurfaceTask.model_validate({**data, "source": "bundled", "path": str(path)})
+    if persona_ref:
+        persona_file = path.parent.parent / "personas" / f"{persona_ref}.yaml"
+        task.persona = load_persona(persona_file).with_pins(task.pins)
+    task.rules()
+    task.parsed_constraints()
+    return task
+
+
+def load_surface_tasks(
+    surface: str | None = None,
+    source: str = "bundled",
+    split: Split = "all",
+    path: str | Path | None = None,
+) -> list[SurfaceTask]:
+    """Tasks of one surface (or all) from ``bundled`` data or an ``apb`` folder.
+
+    ``split`` keeps ``single`` or ``multi`` attribute tasks. For ``apb`` the path is
+    the APB ``tasks/`` folder (or any folder under it).
+    """
+    if source == "apb":
+        if path is None:
+            raise ValueError("source='apb' needs the path of an APB tasks folder")
+        tasks = [load_apb_task(folder) for folder in find_apb_tasks(path)]
+    elif source == "bundled":
+        root = Path(path) if path is not None else surfaces_dir()
+        surfaces = [surface] if surface else ["survey", "chat"]
+        tasks = [load_bundled_task(f) for s in surfaces for f in sorted((root / s).glob("*.yaml"))]
+    else:
+        raise ValueError(f"unknown task source {source!r}: use 'bundled' or 'apb'")
+    tasks = [t for t in tasks if surface is None or t.surface == surface]
+    if split == "single":
+        tasks = [t for t in tasks if not t.multi]
+    elif split == "multi":
+        tasks = [t for t in tasks if t.multi]
+    return tasks
+
+
+def _read_yaml(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    with open(path, encoding="utf-8") as fh:
+        return yaml.safe_load(fh)
+
+
+def _read_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+_FILES_HEADING = re.compile(r"^##\s+Files\b.*$", re.MULTILINE)
+
+
+def errand_text(instruction: str) -> str:
+    """The instruction without its ``## Files`` part (container paths are not for the persona)."""
+    match = _FILES_HEADING.search(instruction)
+    return (instruction[: match.start()] if match else instruction).strip()

@@ -1,0 +1,1 @@
+"""Gymnasium wrappers for UserBench envs, importable as ``userbench_env.wrappers``."""
