@@ -20,7 +20,7 @@ def live_gold_transcript(task: Task, closing: bool = True, skip_writes: bool = F
         if skip_writes and side.mutates_state(action.name):
             continue
         result = world.call(action.name, action.arguments, requestor=action.requestor)
-        if result.error:
+        if result.error or result.content.startswith(("Error", "Failed")):
             errors.append(f"{action.name}: {result.content}")
         call = ToolCall(id=f"c{i}", name=action.name, arguments=action.arguments, requestor=action.requestor)
         messages.append(Message(role=action.requestor, tool_calls=[call]))

@@ -17,7 +17,6 @@ import pytest
 
 from golden_support import (
     _call_messages,
-    assert_same_output,
     check_probe,
     check_task_record,
     probes,

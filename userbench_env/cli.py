@@ -14,6 +14,7 @@ import sys
 #: subcommand -> module providing ``register(subparsers)``
 SUBCOMMANDS: dict[str, str] = {
     "generate": "userbench_env.generate.cli",
+    "serve": "userbench_env.serve.cli",
 }
 
 

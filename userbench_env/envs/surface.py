@@ -70,7 +70,7 @@ class SurfaceEnv(gym.Env[str, str]):
     ``turns`` overrides the chat length; ``max_turns`` caps steps (truncation).
     """
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(
         self,

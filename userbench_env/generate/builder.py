@@ -31,6 +31,12 @@ class BuiltTask:
     transcript: list[Message]
 
 
+def failed(result: ToolResult) -> bool:
+    """True for a failed call: tau2's error flag, or a reply that reports an error as text
+    (banking tools return ``Error: ...``/``Failed ...`` strings instead of raising)."""
+    return result.error or result.content.startswith(("Error", "Failed"))
+
+
 def blueprint_of(domain: str, draft: TaskDraft) -> Blueprint:
     """The structured blueprint of ``draft`` (known-info text = fact sentences joined)."""
     known_text = " ".join(dict.fromkeys(f.sentence for f in draft.known)) or None
@@ -80,7 +86,7 @@ def _closing_text(communicate: list[str]) -> str:
 def build_task(domain: str, folder: Path, draft: TaskDraft) -> BuiltTask:
     """Run ``draft``'s gold actions on the world written in ``folder`` and complete the task.
 
-    Raises :class:`GenerationError` when a gold action errors, an env assertion does
+    Raises :class:`GenerationError` when a gold action fails (see :func:`failed`), an env assertion does
     not hold on the final world, or an expected communicated string contains a comma
     (tau2 strips commas from the agent's text only, so such a string could never match).
     """
@@ -103,7 +109,7 @@ def build_task(domain: str, folder: Path, draft: TaskDraft) -> BuiltTask:
     results: list[ToolResult] = []
     for i, action in enumerate(gold):
         result = world.call(action.name, action.arguments, requestor=action.requestor)
-        if result.error:
+        if failed(result):
             raise GenerationError(f"{draft.id}: gold action {action.name}{action.arguments} failed: {result.content}")
         results.append(result)
         call = ToolCall(id=f"gold_{i}", name=action.name, arguments=action.arguments, requestor=action.requestor)

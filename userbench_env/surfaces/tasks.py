@@ -37,7 +37,8 @@ class TraitCheck(BaseModel):
     """One pinned trait and how it is checked.
 
     ``rule`` and ``label`` (the answer-key map the rule reads) are set for rule-scored
-    surfaces; ``held``/``violated``/``pushed`` feed the chat judge.
+    surfaces; ``held``/``violated``/``pushed`` feed the chat judge; ``fits``/``breaks``
+    name choices that hold or break the trait (used by scripted players).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -54,6 +55,8 @@ class TraitCheck(BaseModel):
     held: str = ""
     violated: str = ""
     pushed: str = ""
+    fits: list[str] = Field(default_factory=list)
+    breaks: list[str] = Field(default_factory=list)
 
     def model_post_init(self, __context: Any) -> None:
         if not self.name:
@@ -304,7 +307,9 @@ def load_bundled_task(path: str | Path) -> SurfaceTask:
     if persona_ref:
         persona_file = path.parent.parent / "personas" / f"{persona_ref}.yaml"
         task.persona = load_persona(persona_file).with_pins(task.pins)
-    task.rules()
+    for check in task.checks:
+        if check.rule:
+            Rule.parse(check.rule)
     task.parsed_constraints()
     return task
 

@@ -19,6 +19,7 @@ from userbench_env.domains.banking.credit_tools import CreditCardTools
 from userbench_env.domains.banking.debit_tools import DebitCardTools
 from userbench_env.domains.banking.discovery import tool_doc
 from userbench_env.domains.banking.knowledge import KnowledgeBase, grep_answer, search_answer
+from userbench_env.domains.banking.toolkit_base import name_tools_after
 from userbench_env.domains.banking.user_tools import KnowledgeUserTools
 from userbench_env.domains.toolkit import tool
 
@@ -307,11 +308,4 @@ class KnowledgeTools(CreditCardTools, DebitCardTools, BankAccountTools):
         return f"Your called agent tools:\n{self.query('agent_discoverable_tools')}"
 
 
-def _name_tools_after(cls: type) -> None:
-    """Report argument errors of every tool as ``<cls>.<tool>()``, as tau2's messages read."""
-    for name, spec in cls.tool_specs().items():
-        func = cls.tool_function(name)
-        func.__qualname__ = f"{cls.__name__}.{func.__name__}"
-
-
-_name_tools_after(KnowledgeTools)
+name_tools_after(KnowledgeTools)

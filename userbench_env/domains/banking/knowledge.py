@@ -24,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 TOP_K = 10
+_REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")
+#: Matches a non-ASCII character that re.IGNORECASE equates with an ASCII letter (e.g. K).
+_FOLDS_TO_ASCII = re.compile("[a-z]", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,20 @@ class KnowledgeBase:
         order = sorted(range(len(self.documents)), key=lambda i: -scores[i])[:top_k]
         return [(self.documents[i], float(scores[i])) for i in order if scores[i] > 0]
 
+    @cached_property
+    def _folded(self) -> list[str | None]:
+        """Per document: its lower-cased content when counting a lower-cased ASCII literal
+        in it gives exactly the case-insensitive regex count, else None."""
+        odd = {c for doc in self.documents for c in doc.content if not c.isascii()}
+        unsafe = {c for c in odd if any(ch.isascii() for ch in c.lower()) or _FOLDS_TO_ASCII.fullmatch(c)}
+        return [None if unsafe.intersection(doc.content) else doc.content.lower() for doc in self.documents]
+
+    def _count(self, regex: re.Pattern[str], literal: str | None, index: int) -> int:
+        folded = self._folded[index] if literal else None
+        if folded is not None:
+            return folded.count(literal)
+        return len(regex.findall(self.documents[index].content))
+
     def grep(self, pattern: str, top_k: int = TOP_K, case_sensitive: bool = False) -> list[tuple[KBDocument, float]]:
         """Documents ranked by their number of regex matches (a bad regex is taken literally)."""
         flags = 0 if case_sensitive else re.IGNORECASE
@@ -73,7 +90,10 @@ class KnowledgeBase:
             regex = re.compile(pattern, flags)
         except re.error:
             regex = re.compile(re.escape(pattern), flags)
-        counts = [(doc, len(regex.findall(doc.content))) for doc in self.documents]
+        # Fast path, same counts: a case-insensitive ASCII literal is counted with str.count.
+        plain = not case_sensitive and pattern.isascii() and pattern and not _REGEX_SYNTAX.search(pattern)
+        literal = pattern.lower() if plain and regex.pattern == pattern else None
+        counts = [(doc, self._count(regex, literal, i)) for i, doc in enumerate(self.documents)]
         hits = sorted((pair for pair in counts if pair[1] > 0), key=lambda pair: -pair[1])
         return [(doc, float(count)) for doc, count in hits[:top_k]]
 

@@ -50,3 +50,11 @@ class BankToolkit(Toolkit):
     def discoverable_tools(cls) -> dict[str, Any]:
         """Discoverable tools of this toolkit: ``{name: ToolSpec}``."""
         return {name: spec for name, spec in cls.tool_specs().items() if spec.discoverable}
+
+
+def name_tools_after(cls: type[BankToolkit]) -> None:
+    """Make Python's argument errors of every tool read ``<cls>.<tool>()`` (as tau2's do),
+    also for tools defined in mixins."""
+    for name in cls.tool_specs():
+        func = cls.tool_function(name)
+        func.__qualname__ = f"{cls.__name__}.{func.__name__}"

@@ -11,6 +11,7 @@ import json
 from userbench_env.domains.banking import ids
 from userbench_env.domains.banking.db import TODAY
 from userbench_env.domains.banking.query import has_records
+from userbench_env.domains.banking.toolkit_base import name_tools_after
 from userbench_env.domains.banking.user_discoverable import UserDiscoverableTools
 from userbench_env.domains.toolkit import tool
 
@@ -211,3 +212,6 @@ class KnowledgeUserTools(UserDiscoverableTools):
             f"  - Date: {TODAY}\n"
             f"  - Rewards Earned: {points} points ({rate}% cashback rate)\n"
         )
+
+
+name_tools_after(KnowledgeUserTools)

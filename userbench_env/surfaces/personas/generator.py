@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
 
 from userbench_env.surfaces.personas.catalog import Schema, load_schema
 from userbench_env.surfaces.personas.model import Attribute, Persona
@@ -22,6 +24,14 @@ _MARITAL = ("Single", "In a relationship", "Married", "Divorced", "Widowed")
 _INCOME = ("Low", "Lower-middle", "Middle", "Upper-middle", "High")
 _HOUSING = ("Renting a flat", "Owns a house", "Lives with parents", "Shared house", "Owns a flat")
 _CORE = "Demographic: Core"
+
+
+@lru_cache(maxsize=1)
+def _faker() -> Any:
+    """One shared Faker instance (building one is slow); reseeded per persona."""
+    from faker import Faker
+
+    return Faker("en_US")
 
 
 def persona_id_for(pins: Mapping[str, str], seed: int) -> str:
@@ -42,11 +52,9 @@ def generate_persona(
     (e.g. an APB dimension we do not model) is added with ``labels[dim]`` =
     (label, category), or its id as label. Empty pinned values raise ``ValueError``.
     """
-    from faker import Faker
-
     schema = schema or load_schema()
     rng = random.Random(seed)
-    fake = Faker("en_US")
+    fake = _faker()
     fake.seed_instance(seed)
     attributes: dict[str, Attribute] = {}
 
