@@ -12,6 +12,7 @@ match. Every other output must be equal byte for byte.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any, Callable
@@ -19,6 +20,9 @@ from typing import Any, Callable
 from userbench_env.core.messages import Message, ToolCall
 from userbench_env.domains import make_world
 from userbench_env.tasks import load_tasks
+
+#: The golden fixtures folder (``$USERBENCH_TAU2_GOLDEN`` or ``../shared/tau2-golden``).
+GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", Path(__file__).resolve().parents[2] / "shared" / "tau2-golden"))
 
 ARTEFACT_PATTERNS = [
     re.compile(p)
@@ -174,3 +178,39 @@ def check_probe(
         assert (before[1] != after[1]) == call["user_db_changed"], f"{name} call {i}: user change flag"
     assert world.db_hash("agent") == probe["final_agent_db_hash"], f"{name}: final agent hash"
     assert world.db_hash("user") == probe["final_user_db_hash"], f"{name}: final user hash"
+
+
+def strip_schema(schema: Any) -> Any:
+    """A JSON schema without descriptions and titles (what ``tool_schemas.json`` keeps)."""
+    if isinstance(schema, dict):
+        return {k: strip_schema(v) for k, v in schema.items() if k not in ("description", "title")}
+    if isinstance(schema, list):
+        return [strip_schema(v) for v in schema]
+    return schema
+
+
+def check_tool_schemas(domain: str, tau2_domain: str) -> None:
+    """Our toolkits list the same tools as tau2 with equal kinds, flags and parameter schemas.
+
+    A side absent from the golden file must have no tools. Listed tools are exactly the
+    non-discoverable ones, and every tool has a description of its own.
+    """
+    golden = json.loads((GOLDEN / tau2_domain / "tool_schemas.json").read_text(encoding="utf-8"))
+    world = make_world(domain, source="tau2")
+    for side in ("agent", "user"):
+        if side not in golden:
+            assert world.tool_schemas(side) == [], side
+            continue
+        kit = world.toolkit(side)
+        specs = kit.tool_specs()
+        assert sorted(specs) == sorted(t["name"] for t in golden[side]), side
+        assert sorted(kit.listed_tools()) == sorted(t["name"] for t in golden[side] if not t["discoverable"]), side
+        ours = {s["function"]["name"]: s["function"] for s in world.tool_schemas(side, list(specs))}
+        for want in golden[side]:
+            name = want["name"]
+            spec = specs[name]
+            assert (spec.kind, spec.mutates_state, spec.discoverable) == (
+                want["tool_type"], want["mutates_state"], want["discoverable"]
+            ), f"{side}/{name}"
+            assert strip_schema(ours[name]["parameters"]) == want["parameters_schema"], f"{side}/{name}"
+            assert ours[name]["description"], f"{side}/{name}"

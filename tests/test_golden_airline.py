@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-from pathlib import Path
 
 import pytest
 
-from conftest import SHARED
-from golden_support import check_probe, check_task_record, probes, task_records, tasks_by_id
+from golden_support import GOLDEN, check_probe, check_task_record, check_tool_schemas, probes, task_records, tasks_by_id
 from userbench_env.domains import make_world
 from userbench_env.domains.store import canonical_value_json
 
-GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", SHARED / "tau2-golden"))
 RECORDS = task_records(GOLDEN, "airline")
 PROBES = probes(GOLDEN, "airline")
 
@@ -57,26 +53,5 @@ def test_fresh_db_hashes():
             assert got == want, f"{table}/{key}"
 
 
-def _strip(schema):
-    """A JSON schema without descriptions and titles (what the golden file keeps)."""
-    if isinstance(schema, dict):
-        return {k: _strip(v) for k, v in schema.items() if k not in ("description", "title")}
-    if isinstance(schema, list):
-        return [_strip(v) for v in schema]
-    return schema
-
-
 def test_tool_schemas_match_tau2():
-    golden = json.loads((GOLDEN / "airline" / "tool_schemas.json").read_text(encoding="utf-8"))
-    world = make_world("airline", source="tau2")
-    assert world.tool_schemas("user") == []
-    specs = world.agent.tool_specs()
-    assert sorted(specs) == sorted(t["name"] for t in golden["agent"])
-    ours = {s["function"]["name"]: s["function"] for s in world.tool_schemas("agent")}
-    for want in golden["agent"]:
-        name = want["name"]
-        assert specs[name].kind == want["tool_type"], name
-        assert specs[name].mutates_state == want["mutates_state"], name
-        assert specs[name].discoverable == want["discoverable"], name
-        assert _strip(ours[name]["parameters"]) == want["parameters_schema"], name
-        assert ours[name]["description"], name
+    check_tool_schemas("airline", "airline")

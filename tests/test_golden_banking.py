@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
-from pathlib import Path
 
 import pytest
 
-from conftest import SHARED
-from golden_support import check_probe, check_task_record, probes, task_records, tasks_by_id
+from golden_support import GOLDEN, check_probe, check_task_record, check_tool_schemas, probes, task_records, tasks_by_id
 from userbench_env.domains import make_world
 from userbench_env.domains.store import canonical_value_json
 
-GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", SHARED / "tau2-golden"))
 RECORDS = task_records(GOLDEN, "banking_knowledge")
 PROBES = probes(GOLDEN, "banking_knowledge")
 _TIMING = re.compile(r"\[Timing: [^\]]*\]$")
@@ -74,31 +70,8 @@ def test_fresh_db_hashes():
             assert got == want, f"{table}/{key}"
 
 
-def _strip(schema):
-    """A JSON schema without descriptions and titles (what the golden file keeps)."""
-    if isinstance(schema, dict):
-        return {k: _strip(v) for k, v in schema.items() if k not in ("description", "title")}
-    if isinstance(schema, list):
-        return [_strip(v) for v in schema]
-    return schema
-
-
-@pytest.mark.parametrize("side", ["agent", "user"])
-def test_tool_schemas_match_tau2(side):
-    golden = json.loads((GOLDEN / "banking_knowledge" / "tool_schemas.json").read_text(encoding="utf-8"))[side]
-    world = make_world("banking", source="tau2")
-    kit = world.toolkit(side)
-    specs = kit.tool_specs()
-    assert sorted(specs) == sorted(t["name"] for t in golden)
-    assert sorted(kit.listed_tools()) == sorted(t["name"] for t in golden if not t["discoverable"])
-    schemas = {s["function"]["name"]: s["function"] for s in world.tool_schemas(side, list(specs))}
-    for want in golden:
-        name = want["name"]
-        assert specs[name].kind == want["tool_type"], name
-        assert specs[name].mutates_state == want["mutates_state"], name
-        assert specs[name].discoverable == want["discoverable"], name
-        assert _strip(schemas[name]["parameters"]) == want["parameters_schema"], name
-        assert schemas[name]["description"], name
+def test_tool_schemas_match_tau2():
+    check_tool_schemas("banking", "banking_knowledge")
 
 
 def test_policy_is_the_bm25_grep_prompt(tau2_data):

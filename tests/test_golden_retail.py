@@ -8,13 +8,11 @@ from typing import Any
 
 import pytest
 
-from conftest import SHARED
-from golden_support import check_probe, check_task_record, probes, task_records, tasks_by_id
+from golden_support import GOLDEN, check_probe, check_task_record, check_tool_schemas, probes, task_records, tasks_by_id
 from userbench_env.datapaths import domain_folder
 from userbench_env.domains import get_domain, make_world
 from userbench_env.domains.store import canonical_value_json
 
-GOLDEN = SHARED / "tau2-golden"
 RECORDS = task_records(GOLDEN, "retail")
 PROBES = probes(GOLDEN, "retail")
 TABLES = ("products", "users", "orders")
@@ -63,30 +61,8 @@ def test_fresh_db_hash_tables_and_records(fresh: dict[str, Any]) -> None:
         assert canonical_value_json(world.agent_db[table].peek(sample["key"])) == sample["canonical"]
 
 
-def test_tool_schemas_match_tau2(golden_dir: Path) -> None:
-    want = json.loads((golden_dir / "retail" / "tool_schemas.json").read_text(encoding="utf-8"))
-
-    def strip(node: Any) -> Any:
-        if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if k not in ("description", "title")}
-        if isinstance(node, list):
-            return [strip(v) for v in node]
-        return node
-
-    world = make_world("retail", source="tau2")
-    schemas = {s["function"]["name"]: s["function"] for s in world.tool_schemas("agent")}
-    specs = world.agent.tool_specs()
-    assert sorted(schemas) == sorted(t["name"] for t in want["agent"])
-    for entry in want["agent"]:
-        name = entry["name"]
-        assert strip(schemas[name]["parameters"]) == entry["parameters_schema"], name
-        assert schemas[name]["description"], name
-        assert (specs[name].kind, specs[name].mutates_state, specs[name].discoverable) == (
-            entry["tool_type"],
-            entry["mutates_state"],
-            entry["discoverable"],
-        ), name
-    assert world.tool_schemas("user") == []
+def test_tool_schemas_match_tau2() -> None:
+    check_tool_schemas("retail", "retail")
 
 
 def test_worlds_do_not_leak_writes_into_the_shared_base(fresh: dict[str, Any]) -> None:

@@ -16,9 +16,11 @@ from typing import Any
 import pytest
 
 from golden_support import (
+    GOLDEN,
     _call_messages,
     check_probe,
     check_task_record,
+    check_tool_schemas,
     probes,
     read_jsonl,
     task_records,
@@ -29,8 +31,6 @@ from userbench_env.domains import make_world
 from userbench_env.evaluation import evaluate_episode
 from userbench_env.evaluation.environment import reference_hashes
 
-SHARED = __import__("conftest").SHARED
-GOLDEN = SHARED / "tau2-golden"
 RECORDS = task_records(GOLDEN, "telecom")
 NONBASE = read_jsonl(GOLDEN / "telecom" / "tasks_nonbase_compact.jsonl")
 PROBES = probes(GOLDEN, "telecom")
@@ -140,30 +140,8 @@ def test_policy_wraps_both_documents(tau2_data):
     assert policy == f"<main_policy>\n{main}\n</main_policy>\n<tech_support_policy>\n{manual}\n</tech_support_policy>"
 
 
-def _strip(schema):
-    """A JSON schema without descriptions and titles (what the golden file keeps)."""
-    if isinstance(schema, dict):
-        return {k: _strip(v) for k, v in schema.items() if k not in ("description", "title")}
-    if isinstance(schema, list):
-        return [_strip(v) for v in schema]
-    return schema
-
-
-@pytest.mark.parametrize("side", ["agent", "user"])
-def test_tool_schemas_match_tau2(side):
-    golden = json.loads((GOLDEN / "telecom" / "tool_schemas.json").read_text(encoding="utf-8"))[side]
-    world = make_world("telecom", source="tau2")
-    kit = world.toolkit(side)
-    specs = kit.tool_specs()
-    assert sorted(specs) == sorted(t["name"] for t in golden)
-    ours = {s["function"]["name"]: s["function"] for s in world.tool_schemas(side)}
-    for want in golden:
-        name = want["name"]
-        assert specs[name].kind == want["tool_type"], name
-        assert specs[name].mutates_state == want["mutates_state"], name
-        assert specs[name].discoverable == want["discoverable"], name
-        assert _strip(ours[name]["parameters"]) == want["parameters_schema"], name
-        assert ours[name]["description"], name
+def test_tool_schemas_match_tau2():
+    check_tool_schemas("telecom", "telecom")
 
 
 def test_refuel_without_draft_bill_is_reproducible():

@@ -15,6 +15,7 @@ import sys
 SUBCOMMANDS: dict[str, str] = {
     "generate": "userbench_env.generate.cli",
     "serve": "userbench_env.serve.cli",
+    "apb": "userbench_env.surfaces.cli",
 }
 
 

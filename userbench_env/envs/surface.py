@@ -190,13 +190,14 @@ class SurfaceEnv(gym.Env[str, str]):
 
     def persona_for(self, task: SurfaceTask) -> Persona:
         """The task's persona, or one generated around its pins (seeded by the task id)."""
-        if task.persona is not None:
-            return task.persona
         if task.id not in self._personas:
-            from userbench_env.surfaces.personas.generator import generate_persona
+            persona = task.load_persona()
+            if persona is None:
+                from userbench_env.surfaces.personas.generator import generate_persona
 
-            labels = {c.dimension_id: (c.dimension_label, c.category or "Other") for c in task.checks}
-            self._personas[task.id] = generate_persona(task.pins, zlib.crc32(task.id.encode()), labels=labels)
+                labels = {c.dimension_id: (c.dimension_label, c.category or "Other") for c in task.checks}
+                persona = generate_persona(task.pins, zlib.crc32(task.id.encode()), labels=labels)
+            self._personas[task.id] = persona
         return self._personas[task.id]
 
     def render(self) -> str | None:

@@ -23,6 +23,7 @@ DEFAULT_SEED = 2026
 GENERATORS: dict[str, str] = {
     "airline": "userbench_env.generate.airline",
     "retail": "userbench_env.generate.retail",
+    "banking": "userbench_env.generate.banking",
 }
 
 

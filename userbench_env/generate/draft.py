@@ -74,6 +74,9 @@ class TaskDraft(BaseModel):
     derive: DeriveFn | None = None
 
 
-def act(name: str, requestor: str = "assistant", compare_args: list[str] | None = None, **arguments: Any) -> Action:
-    """A gold :class:`Action` (its ``action_id`` is assigned by the builder)."""
-    return Action(name=name, requestor=requestor, arguments=arguments, compare_args=compare_args)  # type: ignore[arg-type]
+def act(tool: str, /, requestor: str = "assistant", compare_args: list[str] | None = None, **arguments: Any) -> Action:
+    """A gold :class:`Action` calling ``tool`` (its ``action_id`` is assigned by the builder).
+
+    ``tool`` is positional-only, so a tool argument may itself be called ``name``.
+    """
+    return Action(name=tool, requestor=requestor, arguments=arguments, compare_args=compare_args)  # type: ignore[arg-type]

@@ -22,12 +22,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from userbench_env.datapaths import bundled_root
 from userbench_env.surfaces.personas.model import Persona, load_persona
 from userbench_env.surfaces.rules import Constraint, Rule
+from userbench_env.surfaces.web.spec import WebSpec, load_web_spec
+from userbench_env.surfaces.yamlio import read_yaml
 
 SurfaceName = Literal["survey", "chat", "web", "app"]
 Split = Literal["all", "single", "multi"]
@@ -131,10 +132,12 @@ class SurfaceTask(BaseModel):
     instruction: str
     checks: list[TraitCheck]
     persona: Persona | None = None
+    persona_file: str | None = None
     questionnaire: Questionnaire | None = None
     answer_key: dict[str, dict[str, bool | int]] = Field(default_factory=dict)
     constraints: list[str] = Field(default_factory=list)
     chat: ChatSpec | None = None
+    web: WebSpec | None = None
     path: str | None = None
     verifier: str | None = None
     verifier_timeout: float = 60.0
@@ -143,6 +146,15 @@ class SurfaceTask(BaseModel):
     def multi(self) -> bool:
         """Whether the task pins more than one trait."""
         return len(self.checks) > 1
+
+    def load_persona(self) -> Persona | None:
+        """The task's persona with its pins: inline, else read from ``persona_file``
+        (parsed once per file), else ``None``."""
+        if self.persona is not None:
+            return self.persona
+        if self.persona_file is None:
+            return None
+        return _persona_file(self.persona_file).with_pins(self.pins)
 
     @property
     def pins(self) -> dict[str, str]:
@@ -256,6 +268,7 @@ def load_apb_task(folder: str | Path, overlay: Mapping[str, Any] | None = None) 
         domain=str(meta.get("domain", "")), instruction=_read_text(folder / "instruction.md"), checks=checks,
         persona=persona, questionnaire=questionnaire, answer_key=answer_key,
         constraints=list(extra.get("constraints", [])), chat=chat, path=str(folder),
+        web=load_web_spec(folder) if surface == "web" else None,
         verifier=str(verifier) if verifier.is_file() else None,
         verifier_timeout=float(toml.get("verifier", {}).get("timeout_sec", 60.0)),
     )
@@ -299,14 +312,13 @@ def surfaces_dir() -> Path:
 
 
 def load_bundled_task(path: str | Path) -> SurfaceTask:
-    """Load one bundled task file; its persona comes from ``personas/<persona>.yaml``."""
+    """Load one bundled task file; its persona (read on first use) is
+    ``personas/<persona>.yaml`` next to the surface folders."""
     path = Path(path)
     data = dict(_read_yaml(path))
     persona_ref = data.pop("persona", None)
-    task = SurfaceTask.model_validate({**data, "source": "bundled", "path": str(path)})
-    if persona_ref:
-        persona_file = path.parent.parent / "personas" / f"{persona_ref}.yaml"
-        task.persona = load_persona(persona_file).with_pins(task.pins)
+    persona_file = str(path.parent.parent / "personas" / f"{persona_ref}.yaml") if persona_ref else None
+    task = SurfaceTask.model_validate({**data, "source": "bundled", "path": str(path), "persona_file": persona_file})
     for check in task.checks:
         if check.rule:
             Rule.parse(check.rule)
@@ -343,11 +355,13 @@ def load_surface_tasks(
     return tasks
 
 
+@lru_cache(maxsize=256)
+def _persona_file(path: str) -> Persona:
+    return load_persona(path)
+
+
 def _read_yaml(path: Path) -> Any:
-    if not path.is_file():
-        return None
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)
+    return read_yaml(path) if path.is_file() else None
 
 
 def _read_text(path: Path) -> str:

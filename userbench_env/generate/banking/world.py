@@ -54,8 +54,9 @@ class BankWorld:
         return TODAY - timedelta(days=self.rng.randint(low, high))
 
     # -- customers ---------------------------------------------------------------------
-    def add_user(self) -> dict[str, Any]:
-        """A customer with a checking account (+ debit card), often savings and a credit card."""
+    def add_user(self, credit_card: bool | None = None) -> dict[str, Any]:
+        """A customer with a checking account (+ debit card), often savings, and a credit card
+        at random (or as ``credit_card`` says)."""
         first, last = self.fake.first_name(), self.fake.last_name()
         uid = self._hex(10)
         born = date(self.rng.randint(1955, 2002), self.rng.randint(1, 12), self.rng.randint(1, 28))
@@ -72,7 +73,7 @@ class BankWorld:
         self.add_debit_card(user, checking)
         if self.rng.random() < 0.6:
             self.add_account(user, "savings", opened=self.days_ago(30, 1500))
-        if self.rng.random() < 0.7:
+        if credit_card if credit_card is not None else self.rng.random() < 0.7:
             self.add_credit_card(user)
         return user
 

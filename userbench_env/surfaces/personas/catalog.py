@@ -13,10 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict
 
 from userbench_env.datapaths import bundled_root
+from userbench_env.surfaces.yamlio import read_yaml
 
 
 class Dimension(BaseModel):
@@ -86,7 +86,7 @@ def catalog_dir() -> Path:
 @lru_cache(maxsize=4)
 def load_traits(path: str | None = None) -> tuple[Trait, ...]:
     """The trait catalogue (default: the bundled ``traits.yaml``)."""
-    data = _read(Path(path) if path else catalog_dir() / "traits.yaml")
+    data = read_yaml(Path(path) if path else catalog_dir() / "traits.yaml")
     traits = tuple(Trait.model_validate(entry) for entry in data["traits"])
     names = [t.dimension_id for t in traits]
     if len(set(names)) != len(names):
@@ -112,7 +112,7 @@ def load_schema(path: str | None = None) -> Schema:
     A trait dimension replaces a family dimension with the same id (its value list
     wins), so a pinned value is always a legal value of its dimension.
     """
-    data = _read(Path(path) if path else catalog_dir() / "schema.yaml")
+    data = read_yaml(Path(path) if path else catalog_dir() / "schema.yaml")
     scales: dict[str, list[str]] = data["scales"]
     dims: dict[str, Dimension] = {}
     for family in data["families"]:
@@ -134,8 +134,3 @@ def load_schema(path: str | None = None) -> Schema:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower().replace("+", "plus")).strip("_")
-
-
-def _read(path: Path) -> dict:
-    with open(path, encoding="utf-8") as fh:
-        return yaml.safe_load(fh)

@@ -13,8 +13,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from userbench_env.surfaces.yamlio import read_yaml
 
 
 class Attribute(BaseModel):
@@ -117,8 +118,7 @@ def persona_from_data(data: Mapping[str, Any], schema: Mapping[str, tuple[str, s
 
 def load_persona(path: str | Path) -> Persona:
     """Load a ``persona.yaml`` (APB or compact format)."""
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
+    data = read_yaml(path) or {}
     if not isinstance(data, Mapping):
         raise ValueError(f"{path}: a persona file must be a mapping")
     return persona_from_data(data)

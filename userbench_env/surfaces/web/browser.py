@@ -1,0 +1,127 @@
+"""One headless Chromium per process, driven by Playwright from a private thread.
+
+Playwright objects belong to the event loop that made them, and its sync API refuses
+to run inside a running asyncio loop (the episode runner's). So the browser lives on
+its own daemon thread with its own loop; :meth:`BrowserHost.run` submits a coroutine
+and waits for its result, from any thread. :func:`get_browser` is the lazy,
+thread-safe, fork-aware singleton (a forked worker gets its own browser); the browser
+closes at interpreter exit.
+
+Chromium is Debian's ``/usr/bin/chromium`` unless ``$USERBENCH_CHROMIUM`` names
+another executable; with neither, a Playwright-managed browser is used if installed.
+Browsers are never downloaded.
+"""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import os
+import shutil
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+CHROMIUM_ENV = "USERBENCH_CHROMIUM"
+
+#: headless flags: no GPU, no background or component traffic, no QUIC (root needs no sandbox)
+LAUNCH_ARGS = (
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
+)
+
+T = TypeVar("T")
+
+
+def chromium_path() -> str | None:
+    """The Chromium executable: ``$USERBENCH_CHROMIUM``, Debian's, or ``None`` (Playwright's own)."""
+    configured = os.environ.get(CHROMIUM_ENV)
+    if configured:
+        if not os.path.isfile(configured):
+            raise FileNotFoundError(f"{CHROMIUM_ENV}={configured} is not a file")
+        return configured
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+class BrowserHost:
+    """A Chromium browser on a private event-loop thread (see the module docstring)."""
+
+    def __init__(self) -> None:
+        os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+        self.pid = os.getpid()
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="userbench-chromium", daemon=True)
+        self._thread.start()
+        self._playwright: Any = None
+        self.browser: Any = None
+        try:
+            self.run(self._launch())
+        except BaseException:
+            self.close()
+            raise
+
+    async def _launch(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self._playwright = await async_playwright().start()
+        self.browser = await self._playwright.chromium.launch(
+            headless=True, executable_path=chromium_path(), args=list(LAUNCH_ARGS))
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = 120.0) -> T:
+        """Run ``coro`` on the browser's loop and return its result (re-raising its error)."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+
+    @property
+    def alive(self) -> bool:
+        """Whether the loop runs and the browser is connected."""
+        return self._thread.is_alive() and self.browser is not None and self.browser.is_connected()
+
+    def close(self) -> None:
+        """Close the browser and Playwright, then stop the loop (idempotent)."""
+        if not self._thread.is_alive():
+            return
+
+        async def shutdown() -> None:
+            for closer in (getattr(self.browser, "close", None), getattr(self._playwright, "stop", None)):
+                if closer is not None:
+                    try:
+                        await closer()
+                    except Exception:  # noqa: BLE001 - already gone is fine at shutdown
+                        pass
+
+        try:
+            self.run(shutdown(), timeout=30.0)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=5.0)
+            self.browser = None
+
+
+_lock = threading.Lock()
+_host: BrowserHost | None = None
+
+
+def get_browser() -> BrowserHost:
+    """This process's browser, launched on first use (relaunched if it died or we forked)."""
+    global _host
+    with _lock:
+        if _host is None or _host.pid != os.getpid() or not _host.alive:
+            if _host is not None and _host.pid == os.getpid():
+                _host.close()
+            _host = BrowserHost()
+        return _host
+
+
+def close_browser() -> None:
+    """Close this process's browser, if one was started here."""
+    global _host
+    with _lock:
+        if _host is not None and _host.pid == os.getpid():
+            _host.close()
+        _host = None
+
+
+atexit.register(close_browser)
