@@ -52,7 +52,14 @@ def test_nothing_copied_from_tau2(domain, tau2_data):
 
 
 def _ids(folder):
+    """Record ids of the JSON DB tables, and id/phone fields of the TOML record lists."""
+    import tomllib
+
     out: set[str] = set()
+    for path in folder.glob("*.toml"):
+        for records in tomllib.loads(path.read_text()).values():
+            for record in records if isinstance(records, list) else []:
+                out.update(str(v) for k, v in record.items() if k.endswith("_id") or k == "phone_number")
     for path in folder.glob("*.json"):
         if path.name != "tasks.json":
             data = json.loads(path.read_text())

@@ -87,3 +87,14 @@ def test_world_files_are_small_and_present(domain):
     assert len(make_world(domain, "bundled").policy) > 500
     assert sum(sizes.values()) < 1_000_000, sizes
     assert isinstance(json.loads((folder / "tasks.json").read_text()), list)
+
+
+def test_telecom_faults_really_break_the_phone():
+    """Before the repair, every solvable telecom task fails one of its env assertions."""
+    for task in _tasks("telecom"):
+        world = make_world("telecom", "bundled", task)
+        results = [world.run_assertion(a) for a in task.evaluation.env_assertions]
+        if "ACTION" in task.evaluation.reward_basis:  # unsolvable: transfer expected, state unchanged
+            assert all(results), task.id
+        else:
+            assert not all(results), task.id

@@ -12,7 +12,7 @@ from userbench_env.envs.surface import SurfaceEnv
 from userbench_env.surfaces.generate import generate
 from userbench_env.surfaces.players import ScriptedSurveyPlayer, run_episode
 from userbench_env.surfaces.tasks import (
-    find_apb_tasks, load_apb_task, load_surface_tasks, read_tasks_csv, surfaces_dir,
+    find_apb_tasks, load_bundled_task, load_surface_tasks, read_tasks_csv, surfaces_dir,
 )
 
 
@@ -120,7 +120,7 @@ def test_cli_scores_survey_artifacts(apb_sample: Path, tmp_path: Path) -> None:
     assert (result["status"], result["reward"], result["max_points"]) == ("fail", 1.0, 2)
     assert [c["verdict"] for c in result["checks"]] == ["HELD", "VIOLATED"]
     assert result["checks"][1]["offside"] == ["q2b"]
-    flipped = _cli(str(folder), "--artifact", str(artifact), "--rule", "exhibit,exhibit")
+    flipped = _cli(str(folder), "--artifact", str(artifact), "--rule", "exhibit,at-least:1")
     assert [c["verdict"] for c in flipped["checks"]] == ["HELD", "HELD"] and flipped["status"] == "pass"
     missing = _cli(str(folder), "--artifact", str(tmp_path / "absent.json"))
     assert missing["status"] == "error" and missing["reward"] == 0
@@ -134,9 +134,6 @@ def test_cli_scores_survey_artifacts(apb_sample: Path, tmp_path: Path) -> None:
 
 def test_cli_scores_bundled_task_files(tmp_path: Path) -> None:
     task_file = next((surfaces_dir() / "survey").glob("lstyle-diet-type-survey.yaml"))
-    task = load_surface_tasks("survey")[0].__class__.model_validate  # noqa: F841 (model import check)
-    from userbench_env.surfaces.tasks import load_bundled_task
-
     loaded = load_bundled_task(task_file)
     player = ScriptedSurveyPlayer(loaded, hold=True)
     artifact = tmp_path / "a.json"

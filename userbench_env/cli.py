@@ -16,6 +16,9 @@ SUBCOMMANDS: dict[str, str] = {
     "generate": "userbench_env.generate.cli",
     "serve": "userbench_env.serve.cli",
     "apb": "userbench_env.surfaces.cli",
+    "eval": "userbench_env.runner.cli",
+    "report": "userbench_env.analysis.cli",
+    "frontier": "userbench_env.analysis.cli",
 }
 
 

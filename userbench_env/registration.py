@@ -19,6 +19,8 @@ ENV_SPECS: dict[str, tuple[str, dict[str, str]]] = {
         f"{title}-v0": ("userbench_env.envs.surface:SurfaceEnv", {"surface": name})
         for title, name in (("Survey", "survey"), ("Chat", "chat"))
     },
+    "Web-v0": ("userbench_env.envs.surface:SurfaceEnv", {"surface": "web"}),
+    "App-v0": ("userbench_env.envs.surface:SurfaceEnv", {"surface": "app"}),
 }
 
 

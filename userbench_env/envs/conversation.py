@@ -24,8 +24,12 @@ domain world executes tool calls. An explicit state machine, no threads:
   while NL assertions are pending (no judge, or ``judge="deferred"``) it is the reward
   excluding NL and ``info["episode"]["nl_pending"]`` is true.
 
-Rule-checked fidelity criteria (the task's rubric, else ``from_blueprint``) run after
-every message; see :mod:`userbench_env.envs.info` for the info contract. ``astep`` and
+Rule-checked fidelity criteria (the task's rubric, else ``from_blueprint``, plus the
+task's rubric file under ``rubrics``) run after every message and tool call; judge
+criteria are graded at the end by ``judge`` (a model spec), left ``pending`` for a
+batch grader (``judge="deferred"``) or not graded (``judge=None``, reported
+``not_applicable`` with source ``unjudged``). A perturbed proxy's injections are
+recorded in the episode. See :mod:`userbench_env.envs.info` for the info contract. ``astep`` and
 ``areset`` are the same machine driven with the proxy's ``arespond``.
 """
 from __future__ import annotations
@@ -42,7 +46,10 @@ from userbench_env.domains import canonical_domain_name, make_world
 from userbench_env.envs.actions import parse_action
 from userbench_env.envs.info import Counters, episode_summary, step_info
 from userbench_env.envs.spaces import AnyText
-from userbench_env.fidelity.criteria import from_blueprint
+from userbench_env.fidelity.criteria import task_criteria
+from userbench_env.fidelity.grading import grade_criteria
+from userbench_env.fidelity.rubrics import load_rubric
+from userbench_env.fidelity.probe import probe_episode
 from userbench_env.fidelity.rules import RuleTracker
 from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, find_stop
 from userbench_env.proxies.spec import make_proxy
@@ -81,6 +88,7 @@ class ConversationEnv(gym.Env[str, str]):
         user_proxy: str | UserProxy = "scripted",
         max_turns: int = 100,
         judge: Any = None,
+        rubrics: str | os.PathLike[str] | None = None,
         max_errors: int = 10,
         max_user_tool_calls: int = 10,
         data_path: str | os.PathLike[str] | None = None,
@@ -100,6 +108,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.max_errors = int(max_errors)
         self.max_user_tool_calls = int(max_user_tool_calls)
         self.judge = judge
+        self.rubrics = rubrics
         self.render_mode = render_mode
         self.observation_space = AnyText()
         self.action_space = AnyText()
@@ -183,7 +192,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.user_proxy.reset(task, seed)
         self.user_tools = self._user_tool_schemas(task)
         self.counters = Counters()
-        self.tracker = RuleTracker(task.rubric.criteria if task.rubric else from_blueprint(task.blueprint))
+        self.tracker = RuleTracker(self.criteria_for(task))
         self._done, self._truncated = False, False
         self.termination: str | None = None
         self.error: str | None = None
@@ -242,6 +251,7 @@ class ConversationEnv(gym.Env[str, str]):
             result = self.world.execute(call)
             self.counters.agent_tool_calls += 1
             self.counters.tool_errors += result.error
+            self.tracker.tool_call(turn, call, result)
             self.messages.append(
                 Message(role="tool", content=result.content, tool_call_id=call.id, requestor="assistant", error=result.error, turn=turn)
             )
@@ -290,6 +300,7 @@ class ConversationEnv(gym.Env[str, str]):
             result = ToolResult(content="Error: User tools not available", error=True)
         self.counters.user_tool_calls += 1
         self.counters.tool_errors += result.error
+        self.tracker.tool_call(turn, call, result)
         answer = Message(role="tool", content=result.content, tool_call_id=call.id, requestor="user", error=result.error, turn=turn)
         self.messages.extend((request, answer))
         self._view.extend((request, answer))
@@ -328,10 +339,12 @@ class ConversationEnv(gym.Env[str, str]):
             reward_excluding_nl=excluding_nl,
             nl_pending=pending,
             reward_components=components,
-            criteria=self.tracker.verdicts(),
+            criteria=grade_criteria(self.tracker, self.messages, self.judge),
+            injections=getattr(self.user_proxy, "injections", None),
             proxy=self.user_proxy.provenance,
             usage=self.user_proxy.usage.model_dump(),
             error=self.error,
+            probe=probe_episode(self.task.gold_actions, self.messages, self.world.user).to_info(),
         )
 
     def _info(self) -> dict[str, Any]:
@@ -339,6 +352,16 @@ class ConversationEnv(gym.Env[str, str]):
         if self._episode is not None:
             info["episode"] = dict(self._episode)
         return info
+
+    def criteria_for(self, task: Task) -> list[Any]:
+        """The fidelity criteria of ``task``: its deterministic ones (its rubric, else
+        ``from_blueprint``) plus the criteria of its rubric file under ``rubrics``, if any."""
+        criteria = task_criteria(task)
+        stored = load_rubric(self.rubrics, task) if self.rubrics is not None else None
+        if stored is not None:
+            known = {c.id for c in criteria}
+            criteria += [c for c in stored.criteria if c.id not in known]
+        return criteria
 
     def _user_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
         """The user's tools for ``task`` (tau2: an unknown listed name means no tools)."""

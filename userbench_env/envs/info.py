@@ -43,10 +43,14 @@ def episode_summary(
     proxy: dict[str, Any],
     usage: dict[str, Any],
     error: str | None,
+    probe: dict[str, Any] | None = None,
+    injections: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The terminal ``info["episode"]`` dict: reward, fidelity verdicts, provenance, cost."""
+    """The terminal ``info["episode"]`` dict: reward, fidelity verdicts, the user-action
+    probe (:mod:`userbench_env.fidelity.probe`, beside UFS), provenance, cost; ``injections``
+    (a perturbed proxy's ground truth, ``[{"turn", "mode"}, ...]``) when given."""
     ufs_pass, failures = episode_verdict(criteria)
-    return {
+    summary = {
         "task_id": task_id,
         "termination": termination,
         "reward": reward,
@@ -56,10 +60,13 @@ def episode_summary(
         "ufs_pass": ufs_pass,
         "criteria": [dict(c) for c in criteria],
         "failures_per_family": failures,
-        "probe": None,
+        "probe": dict(probe) if probe is not None else None,
         "user_proxy": dict(proxy),
         "user_prompt_tokens": int(usage.get("prompt_tokens", 0)),
         "user_completion_tokens": int(usage.get("completion_tokens", 0)),
         "user_cost_usd": float(usage.get("cost_usd", 0.0)),
         "error": error,
     }
+    if injections is not None:
+        summary["injections"] = [dict(i) for i in injections]
+    return summary

@@ -68,6 +68,8 @@ class SurfaceEnv(gym.Env[str, str]):
     per check, as strings). ``judge``: ``None``/``"deferred"`` (chat verdicts pending) or
     an LLM config/dict/model name. ``bot``: ``"scripted"`` or an LLM config (chat).
     ``turns`` overrides the chat length; ``max_turns`` caps steps (truncation).
+    ``surface_options`` go to the backend (web: ``screenshot``, ``max_steps``...); a backend
+    with its own ``observation_space`` and ``observe`` shapes the observations.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -86,9 +88,11 @@ class SurfaceEnv(gym.Env[str, str]):
         turns: int | None = None,
         max_turns: int | None = None,
         render_mode: str | None = None,
+        surface_options: dict[str, Any] | None = None,
     ) -> None:
         self.surface = surface
         kwargs = {"bot": bot, "turns": turns} if surface == "chat" else {}
+        kwargs = {**kwargs, **(surface_options or {})}
         self.backend: SurfaceBackend = backend_class(surface)(**kwargs)
         loaded = tasks if tasks is not None else load_surface_tasks(surface, task_source, split, path)  # type: ignore[arg-type]
         loaded = [t for t in loaded if t.surface == surface]
@@ -104,7 +108,7 @@ class SurfaceEnv(gym.Env[str, str]):
         self.judge = None if judge in (None, "deferred") else judge
         self.max_turns = max_turns
         self.render_mode = render_mode
-        self.observation_space = UnicodeText()
+        self.observation_space = getattr(self.backend, "observation_space", None) or UnicodeText()
         self.action_space = UnicodeText(sampler=self.backend.sample_action)
         self._personas: dict[str, Persona] = {}
         self._task: SurfaceTask | None = None
@@ -132,7 +136,7 @@ class SurfaceEnv(gym.Env[str, str]):
                          f"{self.backend.guidance(self._task)}\n")
         info = {**self._step_info(), "system_prompt": system_prompt, "instruction": self._task.instruction,
                 "persona_id": persona.persona_id, "n_checks": len(self._task.checks)}
-        return self._last_obs, info
+        return self._observe(self._last_obs), info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """One persona action; the terminal step scores the artifact."""
@@ -148,17 +152,23 @@ class SurfaceEnv(gym.Env[str, str]):
         self._last_obs = result.observation
         return self._finish_or_continue(result.observation, result.done, result.error)
 
+    def _observe(self, text: str) -> Any:
+        """The observation for ``text``: the backend's own shape when it has one (web screenshots)."""
+        observe = getattr(self.backend, "observe", None)
+        return observe(text) if observe is not None else text
+
     def _finish_or_continue(self, obs: str, done: bool, error: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        observation = self._observe(obs)
         truncated = not done and error is None and self.max_turns is not None and self._turn >= self.max_turns
         info = self._step_info()
         if not (done or error or truncated):
-            return obs, 0.0, False, False, info
+            return observation, 0.0, False, False, info
         self._done = True
         episode = self._score(error, "truncated" if truncated else ("error" if error else "done"))
         info["episode"] = episode
         if episode["error"]:
             info["error"] = episode["error"]
-        return obs, float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0, not truncated, truncated, info
+        return observation, float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0, not truncated, truncated, info
 
     def _score(self, error: str | None, termination: str) -> dict[str, Any]:
         """The terminal ``episode`` record (flat dicts and lists only)."""

@@ -63,7 +63,8 @@ def judge_prompt(messages: list[Message], assertions: list[str]) -> list[dict[st
     return [{"role": "system", "content": JUDGE_INSTRUCTIONS}, {"role": "user", "content": user}]
 
 
-def _strip_fence(text: str) -> str:
+def strip_fence(text: str) -> str:
+    """``text`` without one surrounding markdown code fence (and its ``json`` tag), stripped."""
     body = text.strip()
     if body.startswith("```") and body.endswith("```") and len(body) >= 6:
         body = body[3:-3]
@@ -79,7 +80,7 @@ def parse_judge_reply(reply: str, assertions: list[str]) -> list[NLCheck]:
     ``results`` list has one object per assertion with a boolean ``metExpectation``.
     """
     try:
-        data = json.loads(_strip_fence(reply))
+        data = json.loads(strip_fence(reply))
     except (TypeError, ValueError) as exc:
         raise JudgeReplyError(f"judge reply is not JSON: {exc}") from None
     results = data.get("results") if isinstance(data, dict) else None
@@ -97,18 +98,23 @@ def parse_judge_reply(reply: str, assertions: list[str]) -> list[NLCheck]:
     return checks
 
 
-def judge_assertions(messages: list[Message], assertions: list[str], judge: JudgeSpec) -> list[NLCheck]:
-    """Ask ``judge`` about every assertion in one call and parse its verdicts."""
+def judge_completion(judge: JudgeSpec, messages: list[dict[str, str]]) -> str:
+    """The text of ``judge``'s JSON-mode reply to chat ``messages`` (one litellm call)."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     import litellm
 
     response = litellm.completion(
         model=judge.model,
-        messages=judge_prompt(messages, assertions),
+        messages=messages,
         temperature=judge.temperature,
         base_url=judge.base_url,
         api_key=judge.api_key,
         timeout=judge.timeout,
         response_format={"type": "json_object"},
     )
-    return parse_judge_reply(response.choices[0].message.content or "", assertions)
+    return response.choices[0].message.content or ""
+
+
+def judge_assertions(messages: list[Message], assertions: list[str], judge: JudgeSpec) -> list[NLCheck]:
+    """Ask ``judge`` about every assertion in one call and parse its verdicts."""
+    return parse_judge_reply(judge_completion(judge, judge_prompt(messages, assertions)), assertions)

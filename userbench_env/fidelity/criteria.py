@@ -1,15 +1,34 @@
-"""Deterministic criteria from a structured blueprint (``from_blueprint``).
+"""Deterministic criteria from a structured blueprint (``from_blueprint``), all four families.
 
-For now one family is built: **premature disclosure**. Every known-info item of an
-identifying kind yields one criterion "the user does not state this value before the
-agent asks for it", grounded on the blueprint sentence that states the item (a verbatim
-span of the blueprint's known-info text). Items whose value the user is meant to state
-up front (it occurs in the reason for calling) get no criterion.
+Every criterion is rule-checked (see :mod:`userbench_env.fidelity.rules`) and grounded on a
+span found verbatim in the blueprint (a known-info sentence) or in the simulation
+guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates, as in
+:mod:`userbench_env.fidelity.taxonomy`). What is built:
+
+* premature disclosure: one ``volunteers_unasked_info`` criterion per identifying
+  known-info item not stated in the reason for calling; one ``dumps_blueprint``
+  criterion when the scenario has at least two sentences beyond the reason for calling;
+* groundedness: ``invents_unknown_information`` always; with user tools,
+  ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
+  device features;
+* goal deviation: ``premature_stop`` when the task's goal needs state-changing actions
+  (``goal_actions``); ``unprompted_transfer`` always;
+* missed information: one ``withholds_requested_info`` criterion per known item kind; with
+  user tools, ``skips_requested_action``.
+
+:func:`task_criteria` is what envs use: the task's own rubric, else ``from_blueprint``
+with the task's goal actions and user tool surface.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+from importlib.resources import files
+from typing import Any, Iterable
+
 from userbench_env.core.rubric import Criterion
-from userbench_env.core.task import Blueprint, KnownInfoItem
+from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
+from userbench_env.fidelity.taxonomy import TAXONOMY
+from userbench_env.fidelity.text import DEVICE_TOOL_WORDS, scenario_sentences, scenario_text
 
 #: Item kinds whose disclosure is checked (free-form kinds such as ``other`` are not).
 DISCLOSURE_KINDS: frozenset[str] = frozenset(
@@ -21,10 +40,25 @@ _LABELS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone numbe
            "order_id": "order id", "item_id": "item id", "payment_method": "payment method",
            "first_name": "first name", "last_name": "last name"}
 
+#: The least number of scenario sentences one message must recite to count as a dump.
+DUMP_MIN_SENTENCES = 2
+
 
 def kind_label(kind: str) -> str:
     """How an item kind is named in prose ("user id", "zip code", ...)."""
     return _LABELS.get(kind, kind.replace("_", " "))
+
+
+@lru_cache(maxsize=1)
+def guideline_texts() -> tuple[str, ...]:
+    """The texts of the simulation guidelines we ship (``proxies/guidelines/*.md``)."""
+    folder = files("userbench_env.proxies") / "guidelines"
+    return tuple(p.read_text(encoding="utf-8") for p in sorted(folder.iterdir(), key=lambda p: p.name) if p.name.endswith(".md"))
+
+
+def is_grounded(span: str, blueprint: Blueprint) -> bool:
+    """True when ``span`` is non-empty and found verbatim in the blueprint or the guidelines."""
+    return bool(span) and (span in scenario_text(blueprint) or any(span in text for text in guideline_texts()))
 
 
 def _grounding(blueprint: Blueprint, item: KnownInfoItem) -> str | None:
@@ -34,35 +68,140 @@ def _grounding(blueprint: Blueprint, item: KnownInfoItem) -> str | None:
     return span if span and span in source else None
 
 
-def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
-    """One ``premature_disclosure`` criterion per checkable known-info item."""
-    stated_up_front = blueprint.reason_for_call.lower()
-    criteria: list[Criterion] = []
+def _criterion(mode: str, cid: str, statement: str, grounding: str | None = None, applies_when: str = "always",
+               **params: Any) -> Criterion:
+    """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default)."""
+    spec = TAXONOMY[mode]
+    return Criterion(id=cid, family=spec.family, mode=mode, statement=statement,  # type: ignore[arg-type]
+                     grounding=grounding or spec.guideline, applies_when=applies_when, check="rule", rule=spec.rule,
+                     params=params)
+
+
+def _numbered(items: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """(kind + ``-n`` suffix for repeats, payload) pairs: stable unique id parts."""
     used: dict[str, int] = {}
+    out = []
+    for kind, payload in items:
+        used[kind] = used.get(kind, 0) + 1
+        out.append((kind if used[kind] == 1 else f"{kind}-{used[kind]}", payload))
+    return out
+
+
+def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
+    """One ``volunteers_unasked_info`` criterion per checkable known-info item."""
+    stated_up_front = blueprint.reason_for_call.lower()
+    checkable = []
     for item in blueprint.known_info:
         if item.kind not in DISCLOSURE_KINDS or item.value.lower() in stated_up_front:
             continue
         grounding = _grounding(blueprint, item)
-        if grounding is None:
-            continue
-        used[item.kind] = used.get(item.kind, 0) + 1
-        suffix = "" if used[item.kind] == 1 else f"-{used[item.kind]}"
-        criteria.append(
-            Criterion(
-                id=f"premature_disclosure/{item.kind}{suffix}",
-                family="premature_disclosure",
-                mode="premature_disclosure",
-                statement=f"The user does not state their {kind_label(item.kind)} ({item.value}) before the agent asks for it.",
-                grounding=grounding,
-                applies_when="asked_or_disclosed",
-                check="rule",
-                rule="premature_disclosure",
-                params={"kind": item.kind, "value": item.value},
-            )
-        )
+        if grounding is not None:
+            checkable.append((item.kind, (item, grounding)))
+    return [
+        _criterion("volunteers_unasked_info", f"premature_disclosure/{key}",
+                   f"The user does not state their {kind_label(item.kind)} ({item.value}) before the agent asks for it.",
+                   grounding, "asked_or_disclosed", kind=item.kind, value=item.value)
+        for key, (item, grounding) in _numbered(checkable)
+    ]
+
+
+def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
+    """One ``withholds_requested_info`` criterion per known item kind (all its values)."""
+    by_kind: dict[str, list[KnownInfoItem]] = {}
+    for item in blueprint.known_info:
+        if item.kind != "other" and _grounding(blueprint, item) is not None:
+            by_kind.setdefault(item.kind, []).append(item)
+    return [
+        _criterion("withholds_requested_info", f"missed_information/withholds/{kind}",
+                   f"When the agent asks for the user's {kind_label(kind)}, the user gives it rather than saying it does not know it.",
+                   _grounding(blueprint, items[0]), "asked", kind=kind, values=[i.value for i in items])
+        for kind, items in by_kind.items()
+    ]
+
+
+def goal_actions(task: Task) -> list[Action]:
+    """The task's gold actions that change state (its goal), by the domain toolkits' tool kinds.
+
+    A gold action naming a tool neither toolkit knows is kept (assumed to change state).
+    """
+    from userbench_env.domains import get_domain
+
+    domain = get_domain(task.domain)
+    specs = dict(domain.agent_toolkit.tool_specs())
+    if domain.user_toolkit is not None:
+        for name, spec in domain.user_toolkit.tool_specs().items():
+            specs.setdefault(name, spec)
+    return [a for a in task.gold_actions if a.name not in specs or specs[a.name].mutates_state]
+
+
+def user_tool_names(task: Task) -> list[str]:
+    """The names of the user tools offered in ``task`` (tau2's rule: an unknown listed name means none)."""
+    from userbench_env.domains import get_domain
+
+    toolkit = get_domain(task.domain).user_toolkit
+    if toolkit is None:
+        return []
+    listed = [n for n, s in toolkit.tool_specs().items() if not s.discoverable]
+    wanted = task.blueprint.user_tools
+    if wanted is None:
+        return listed
+    known = toolkit.tool_specs()
+    return list(wanted) if all(n in known for n in wanted) else []
+
+
+def from_blueprint(
+    blueprint: Blueprint,
+    goal: Iterable[Action] | None = None,
+    user_tools: Iterable[str] | None = None,
+) -> list[Criterion]:
+    """Every deterministic criterion derivable from ``blueprint`` (stable order and ids).
+
+    ``goal`` are the state-changing gold actions (enables ``premature_stop``);
+    ``user_tools`` the names of the user's tools (enables the action criteria).
+    """
+    criteria = premature_disclosure_criteria(blueprint)
+    reason = blueprint.reason_for_call
+    sentences = [s for s in scenario_sentences(blueprint) if s not in reason]
+    if len(sentences) >= DUMP_MIN_SENTENCES:
+        criteria.append(_criterion("dumps_blueprint", "premature_disclosure/dumps_blueprint",
+                                   "The user never recites two or more sentences of the scenario in one message.",
+                                   sentences=sentences, minimum=DUMP_MIN_SENTENCES))
+    criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
+                               "Every identifier the user states comes from the scenario or the conversation.",
+                               scenario=scenario_text(blueprint)))
+    tools = list(user_tools or [])
+    if tools:
+        criteria.append(_criterion("claims_unexecuted_action", "groundedness/unexecuted_action",
+                                   "The user claims an action only after calling the tool that performs it, and "
+                                   "consistently with its result.", applies_when="action_claimed", tools=tools))
+        if any(word in name for name in tools for word in DEVICE_TOOL_WORDS):
+            criteria.append(_criterion("unsupported_device_state", "groundedness/device_state",
+                                       "Every device state the user reports matches its latest tool result or the scenario.",
+                                       applies_when="state_reported", scenario=scenario_text(blueprint)))
+    goal_list = [a.model_dump(include={"name", "arguments", "compare_args"}) for a in goal or []]
+    if goal_list:
+        criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
+                                   "The user sends ###STOP### only once every state change of the goal has been made.",
+                                   applies_when="stopped", goal=goal_list))
+    criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
+                               "The user sends ###TRANSFER### only after the agent said it transfers them.",
+                               applies_when="transferred"))
+    criteria += withholding_criteria(blueprint)
+    if tools:
+        criteria.append(_criterion("skips_requested_action", "missed_information/skipped_action",
+                                   "When the agent asks the user to perform an action on their side, the user performs it "
+                                   "(or asks about it) before answering.", applies_when="action_requested", tools=tools))
     return criteria
 
 
-def from_blueprint(blueprint: Blueprint) -> list[Criterion]:
-    """Every deterministic criterion derivable from ``blueprint`` (stable order and ids)."""
-    return premature_disclosure_criteria(blueprint)
+def task_criteria(task: Task) -> list[Criterion]:
+    """The criteria an env checks for ``task``: its rubric, else ``from_blueprint`` with its goal and user tools."""
+    if task.rubric is not None:
+        return list(task.rubric.criteria)
+    return from_blueprint(task.blueprint, goal_actions(task), user_tool_names(task))
+
+
+__all__ = [
+    "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label",
+    "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
+]

@@ -1,9 +1,15 @@
-"""Incremental rule checks: deterministic fidelity criteria evaluated after every turn.
+"""Incremental rule checks: deterministic fidelity criteria evaluated after every message.
 
 A rule is a class registered under the name criteria use in their ``rule`` field. The
-env feeds a :class:`RuleTracker` each agent text and each user text as they happen; the
-tracker dispatches them to one rule instance per rule name and collects violations.
-Rules keep O(criteria) state and do a few substring tests per message (microseconds).
+env feeds a :class:`RuleTracker` every agent text, every user text and every executed
+tool call (agent's or user's, with its result) as they happen; the tracker dispatches
+them to one rule instance per rule name and collects violations. Rules keep
+O(criteria) state and do a few regex/substring tests per message (microseconds).
+
+Each rule sets a criterion's :class:`Outcome` (first failure wins and is final; a pass
+may be revised into a failure) and logs every violation it sees in ``events`` as
+``(criterion id, turn)``, so a later violation of an already-failed criterion is still
+visible to the validation of the checkers.
 
 To add a rule: subclass :class:`Rule`, set ``name``, implement the hooks, decorate with
 :func:`register_rule`. Criteria naming an unregistered rule are reported ``pending``.
@@ -11,17 +17,30 @@ To add a rule: subclass :class:`Rule`, set ``name``, implement the hooks, decora
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Iterable, Literal
+from typing import Any, ClassVar, Iterable, Literal
 
+from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
-from userbench_env.tasks.extract import requested_kinds
+from userbench_env.fidelity.text import (
+    DENIAL,
+    GENERIC_CLAIM,
+    ToolMentions,
+    claimed_actions,
+    device_states,
+    identifiers,
+    normalize,
+)
+from userbench_env.tasks.extract import is_question, requested_kinds
 
-Verdict = Literal["pass", "fail", "not_applicable", "pending"]
+Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
+
+STOP_TOKEN = "###STOP###"
+TRANSFER_TOKEN = "###TRANSFER###"
 
 
 @dataclass
 class Outcome:
-    """A criterion's current verdict and the agent turn of its evidence (if any)."""
+    """A criterion's current verdict and the turn of its evidence (if any)."""
 
     verdict: Verdict = "not_applicable"
     turn: int | None = None
@@ -35,13 +54,32 @@ class Rule:
     def __init__(self, criteria: list[Criterion]):
         self.criteria = criteria
         self.outcomes: dict[str, Outcome] = {c.id: Outcome() for c in criteria}
+        self.events: list[tuple[str, int]] = []
 
+    # -- hooks -------------------------------------------------------------------
     def agent_text(self, turn: int, text: str) -> None:
         """The agent said ``text`` to the user in agent turn ``turn``."""
 
     def user_text(self, turn: int, text: str) -> list[str]:
         """The user said ``text``; return the ids of criteria that newly failed."""
         return []
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        """A tool call (``call.requestor`` says whose) was executed with ``result``."""
+
+    # -- helpers for subclasses ------------------------------------------------------
+    def fail(self, cid: str, turn: int) -> bool:
+        """Log a violation of ``cid``; True when the criterion had not failed before."""
+        self.events.append((cid, turn))
+        if self.outcomes[cid].verdict == "fail":
+            return False
+        self.outcomes[cid] = Outcome("fail", turn)
+        return True
+
+    def passed(self, cid: str, turn: int) -> None:
+        """Mark ``cid`` passed (unless it already failed)."""
+        if self.outcomes[cid].verdict != "fail":
+            self.outcomes[cid] = Outcome("pass", turn)
 
 
 RULES: dict[str, type[Rule]] = {}
@@ -61,6 +99,7 @@ class PrematureDisclosure(Rule):
     and ``value`` (matched case-insensitively as a substring of the user's text). The
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one).
+    A value stated again before any request is logged again.
     """
 
     name = "premature_disclosure"
@@ -82,22 +121,312 @@ class PrematureDisclosure(Rule):
         lowered = text.lower()
         failed: list[str] = []
         for cid, kind, value in self._watch:
-            if cid in self._decided or value not in lowered:
+            if value not in lowered or (cid in self._decided and kind in self._asked):
                 continue
             self._decided.add(cid)
             if kind in self._asked:
                 self.outcomes[cid] = Outcome("pass", turn)
-            else:
-                self.outcomes[cid] = Outcome("fail", turn)
+            elif self.fail(cid, turn):
                 failed.append(cid)
+        return failed
+
+
+@register_rule
+class DumpsBlueprint(Rule):
+    """Fails when one user message recites at least ``minimum`` of the criterion's
+    ``sentences`` (normalized scenario sentences, see :func:`~userbench_env.fidelity.text.normalize`).
+    Applies to every user message."""
+
+    name = "dumps_blueprint"
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        said = normalize(text)
+        failed = []
+        for c in self.criteria:
+            recited = sum(1 for s in c.params["sentences"] if s in said)
+            if recited >= int(c.params.get("minimum", 2)):
+                if self.fail(c.id, turn):
+                    failed.append(c.id)
+            else:
+                self.passed(c.id, turn)
+        return failed
+
+
+class _Heard(Rule):
+    """A rule that remembers everything the user has legitimately heard or read: the
+    scenario (``params["scenario"]``), agent texts and the user's own tool results."""
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        self._heard = [str(c.params.get("scenario", "")).lower() for c in criteria[:1]]
+
+    def agent_text(self, turn: int, text: str) -> None:
+        self._heard.append(text.lower())
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        if call.requestor == "user":
+            self._heard.append(result.content.lower())
+
+    def heard(self, token: str) -> bool:
+        """True when ``token`` (lower-case) occurs in something the user heard."""
+        return any(token in chunk for chunk in self._heard)
+
+
+@register_rule
+class InventedInformation(_Heard):
+    """Fails when the user states an identifier (see :func:`~userbench_env.fidelity.text.identifiers`)
+    that neither the scenario nor anything the user heard contains. Applies to every user message."""
+
+    name = "invented_information"
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        invented = [token for token in identifiers(text) if not self.heard(token)]
+        failed = []
+        for c in self.criteria:
+            if not invented:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
+        return failed
+
+
+class _Requests(Rule):
+    """Tracks which user tools the agent asked for (by name, in its latest text) and
+    which user tools ran since; ``params["tools"]`` are the user's tool names."""
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        tools = sorted({t for c in criteria for t in c.params.get("tools", [])})
+        self.tools = tools
+        self._mentions = ToolMentions(tools)
+        self.requested: set[str] = set()
+        self.calls_since_agent: list[str] = []
+        self.requested_at: dict[str, int] = {}
+        self.called_at: dict[str, int] = {}
+        self._clock = 0
+
+    def agent_text(self, turn: int, text: str) -> None:
+        self._clock += 1
+        self.requested = self._mentions.find(text) if is_question(text) else set()
+        for name in self.requested:
+            self.requested_at[name] = self._clock
+        self.calls_since_agent = []
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        if call.requestor == "user":
+            self._clock += 1
+            self.calls_since_agent.append(call.name)
+            self.called_at[call.name] = self._clock
+
+
+class _Observed(Rule):
+    """Keeps, per device feature, the states stated by the latest user tool result that
+    mentions the feature."""
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        self.observed: dict[str, set[str]] = {}
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        if call.requestor != "user":
+            return
+        fresh: dict[str, set[str]] = {}
+        for feature, state in device_states(result.content):
+            fresh.setdefault(feature, set()).add(state)
+        self.observed.update(fresh)
+
+    def contradicted(self, text: str) -> bool:
+        """True when ``text`` states a device state its latest observation contradicts."""
+        return any(f in self.observed and s not in self.observed[f] for f, s in device_states(text))
+
+
+@register_rule
+class UnexecutedAction(_Requests, _Observed):
+    """Fails when the user claims an action without having performed it.
+
+    A claim naming an action ("I restarted the phone") fails when no user call of a tool
+    performing it ran since the agent last asked for that tool (or ever, if never asked),
+    or when a device state it states contradicts the latest tool result. A generic claim
+    ("I did that") fails when the agent's latest text asked for a user tool and no user
+    tool ran since. Applies when a claim is made.
+    """
+
+    name = "unexecuted_action"
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        claimed = claimed_actions(text, self.tools)
+        generic = bool(self.requested) and GENERIC_CLAIM.search(text) is not None
+        if not claimed and not generic:
+            return []
+        executed = any(self.called_at.get(t, -1) > self.requested_at.get(t, 0) for t in claimed)
+        unexecuted = bool(claimed) and not executed
+        bad = unexecuted or (generic and not self.calls_since_agent) or (bool(claimed) and self.contradicted(text))
+        failed = []
+        for c in self.criteria:
+            if not bad:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
+        return failed
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        _Requests.tool_call(self, turn, call, result)
+        _Observed.tool_call(self, turn, call, result)
+
+
+@register_rule
+class DeviceState(_Observed):
+    """Fails when the user states a device state (feature on/off) that the latest user tool
+    result mentioning the feature contradicts, or, for a feature no result mentioned yet,
+    that the scenario (``params["scenario"]``) does not state. Applies when a state is stated."""
+
+    name = "device_state"
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        self._scenario = {pair for c in criteria for pair in device_states(str(c.params.get("scenario", "")))}
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        stated = device_states(text)
+        if not stated:
+            return []
+        bad = any(
+            (s not in self.observed[f]) if f in self.observed else ((f, s) not in self._scenario) for f, s in stated
+        )
+        failed = []
+        for c in self.criteria:
+            if not bad:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
+        return failed
+
+
+@register_rule
+class PrematureStop(Rule):
+    """Fails when the user's text carries ``###STOP###`` while some goal action
+    (``params["goal"]``: gold state-changing actions) has not yet been called (a matching
+    call counts even when it errs: some gold solutions include a failing call); passes
+    on a stop after all of them. Applies when the user stops."""
+
+    name = "premature_stop"
+
+    def __init__(self, criteria: list[Criterion]):
+        from userbench_env.core.task import Action
+        from userbench_env.evaluation.actions import action_matches
+
+        super().__init__(criteria)
+        self._matches = action_matches
+        self._goal = {c.id: [Action.model_validate(a) for a in c.params["goal"]] for c in criteria}
+        self._done: dict[str, list[bool]] = {cid: [False] * len(goal) for cid, goal in self._goal.items()}
+
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        for cid, goal in self._goal.items():
+            done = self._done[cid]
+            for i, action in enumerate(goal):
+                if not done[i] and self._matches(action, call):
+                    done[i] = True
+                    break
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        if STOP_TOKEN not in text:
+            return []
+        failed = []
+        for cid, done in self._done.items():
+            if all(done):
+                self.passed(cid, turn)
+            elif self.fail(cid, turn):
+                failed.append(cid)
+        return failed
+
+
+@register_rule
+class UnpromptedTransfer(Rule):
+    """Fails when the user sends ``###TRANSFER###`` before any agent text mentioned a
+    transfer; passes on a transfer after one. Applies when the user transfers."""
+
+    name = "unprompted_transfer"
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        self._offered = False
+
+    def agent_text(self, turn: int, text: str) -> None:
+        self._offered = self._offered or "transfer" in text.lower()
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        if TRANSFER_TOKEN not in text:
+            return []
+        failed = []
+        for c in self.criteria:
+            if self._offered:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
+        return failed
+
+
+@register_rule
+class Withholding(Rule):
+    """Fails when the agent's latest text asked for a kind the user knows (``params``:
+    ``kind``, ``values``) and the user's answer states none of the values but says it does
+    not know; passes when the answer states a value. Applies when the kind is asked."""
+
+    name = "withholding"
+
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        self._watch = [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
+        self._asked: frozenset[str] = frozenset()
+
+    def agent_text(self, turn: int, text: str) -> None:
+        self._asked = requested_kinds(text)
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        asked, self._asked = self._asked, frozenset()
+        if not asked:
+            return []
+        lowered = text.lower()
+        denies = DENIAL.search(text) is not None
+        failed = []
+        for cid, kind, values in self._watch:
+            if kind not in asked:
+                continue
+            if any(v in lowered for v in values):
+                self.passed(cid, turn)
+            elif denies and self.fail(cid, turn):
+                failed.append(cid)
+        return failed
+
+
+@register_rule
+class SkippedAction(_Requests):
+    """Fails when the agent's latest text asked for a user tool and the user answers in
+    text without calling any tool since and without asking a question back. Applies
+    when an action is requested."""
+
+    name = "skipped_action"
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        if not self.requested:
+            return []
+        skipped = not self.calls_since_agent and "?" not in text
+        self.requested = set()
+        failed = []
+        for c in self.criteria:
+            if not skipped:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
         return failed
 
 
 class RuleTracker:
     """Runs every rule criterion of one episode incrementally.
 
-    ``violations`` lists failed criterion ids in the order they failed. Criteria that
-    are not rule-checked, or name an unknown rule, are left for others (``pending``).
+    ``violations`` lists failed criterion ids in the order they first failed;
+    :meth:`events` every logged violation. Criteria that are not rule-checked, or name
+    an unknown rule, are left for others (``pending``).
     """
 
     def __init__(self, criteria: Iterable[Criterion]):
@@ -108,6 +437,7 @@ class RuleTracker:
                 groups.setdefault(criterion.rule, []).append(criterion)
         self.rules: list[Rule] = [RULES[name](members) for name, members in groups.items()]
         self.violations: list[str] = []
+        self._by_id: dict[str, Rule] = {cid: rule for rule in self.rules for cid in rule.outcomes}
 
     def agent_text(self, turn: int, text: str) -> None:
         """Feed an agent text message to every rule."""
@@ -122,27 +452,37 @@ class RuleTracker:
         self.violations.extend(new)
         return new
 
+    def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        """Feed an executed tool call (agent's or user's) and its result to every rule."""
+        for rule in self.rules:
+            rule.tool_call(turn, call, result)
+
     def outcome(self, criterion_id: str) -> Outcome:
         """The current outcome of a criterion (``pending`` when no rule decides it)."""
-        for rule in self.rules:
-            found = rule.outcomes.get(criterion_id)
-            if found is not None:
-                return found
-        return Outcome("pending", None)
+        rule = self._by_id.get(criterion_id)
+        return rule.outcomes[criterion_id] if rule is not None else Outcome("pending", None)
+
+    def events(self) -> list[dict[str, Any]]:
+        """Every logged violation as ``{"id", "mode", "turn"}``, in the order seen per rule."""
+        modes = {c.id: c.mode for c in self.criteria}
+        return [{"id": cid, "mode": modes[cid], "turn": turn} for rule in self.rules for cid, turn in rule.events]
 
     def verdicts(self) -> list[dict]:
-        """Plain-dict verdicts of every criterion: id, family, mode, verdict, evidence_turn, source."""
+        """Plain-dict verdicts of every criterion: id, family, mode, verdict, evidence_turn,
+        source (``rule`` once a rule decided, else the criterion's check); judge criteria
+        also carry their ``statement`` (what a batch grader asks)."""
         out = []
         for criterion in self.criteria:
             found = self.outcome(criterion.id)
-            out.append(
-                {
-                    "id": criterion.id,
-                    "family": criterion.family,
-                    "mode": criterion.mode,
-                    "verdict": found.verdict,
-                    "evidence_turn": found.turn,
-                    "source": "rule" if found.verdict != "pending" else criterion.check,
-                }
-            )
+            verdict = {
+                "id": criterion.id,
+                "family": criterion.family,
+                "mode": criterion.mode,
+                "verdict": found.verdict,
+                "evidence_turn": found.turn,
+                "source": "rule" if found.verdict != "pending" else criterion.check,
+            }
+            if criterion.check == "judge":
+                verdict["statement"] = criterion.statement
+            out.append(verdict)
         return out

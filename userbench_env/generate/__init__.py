@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from userbench_env.generate.pipeline import GenerationReport, write_world
+if TYPE_CHECKING:
+    from userbench_env.generate.pipeline import GenerationReport
 
 #: The seed the committed bundled worlds were generated with.
 DEFAULT_SEED = 2026
@@ -24,11 +26,17 @@ GENERATORS: dict[str, str] = {
     "airline": "userbench_env.generate.airline",
     "retail": "userbench_env.generate.retail",
     "banking": "userbench_env.generate.banking",
+    "telecom": "userbench_env.generate.telecom",
 }
 
 
-def generate_domain(domain: str, seed: int = DEFAULT_SEED, out_root: Path | None = None, verify: bool = True) -> GenerationReport:
-    """Generate ``domain`` with ``seed`` into ``out_root/<domain>`` (default: the bundled root)."""
+def generate_domain(domain: str, seed: int = DEFAULT_SEED, out_root: Path | None = None, verify: bool = True) -> "GenerationReport":
+    """Generate ``domain`` with ``seed`` into ``out_root/<domain>`` (default: the bundled root).
+
+    With ``verify`` every gold transcript must score reward 1 under the evaluator.
+    """
+    from userbench_env.generate.pipeline import write_world
+
     if domain not in GENERATORS:
         raise ValueError(f"no generator for {domain!r}; known: {', '.join(GENERATORS)}")
     if out_root is None:
@@ -39,4 +47,4 @@ def generate_domain(domain: str, seed: int = DEFAULT_SEED, out_root: Path | None
     return write_world(domain, Path(out_root) / domain, world, verify=verify)
 
 
-__all__ = ["DEFAULT_SEED", "GENERATORS", "GenerationReport", "generate_domain"]
+__all__ = ["DEFAULT_SEED", "GENERATORS", "generate_domain"]

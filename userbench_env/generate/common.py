@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import random
-from typing import Callable
+from typing import Any, Callable, Iterable
+
+from userbench_env.generate.draft import TaskDraft
+from userbench_env.generate.rng import make_rng
 
 #: Short temperaments used as airline/retail/banking personas (our own wording).
 PERSONAS: tuple[str, ...] = (
@@ -22,13 +25,31 @@ def pick_persona(rng: random.Random) -> str:
     return rng.choice(PERSONAS)
 
 
-def assign_splits(rng: random.Random, count: int, test_fraction: float = 0.4) -> list[list[str]]:
-    """Split memberships for ``count`` tasks: all in ``base``, each in ``train`` or ``test``.
+def with_splits(drafts: list[TaskDraft], seed: int, domain: str, test_fraction: float = 0.4) -> list[TaskDraft]:
+    """Put every draft in ``base`` and in ``train`` or ``test`` (in place; returns ``drafts``).
 
-    Exactly ``round(count * test_fraction)`` tasks go to ``test`` (chosen by ``rng``).
+    Exactly ``round(len(drafts) * test_fraction)`` drafts go to ``test``, chosen by the
+    ``<domain>/splits`` stream of ``seed``.
     """
-    test = set(rng.sample(range(count), round(count * test_fraction)))
-    return [["base", "test" if i in test else "train"] for i in range(count)]
+    rng = make_rng(seed, f"{domain}/splits")
+    test = set(rng.sample(range(len(drafts)), round(len(drafts) * test_fraction)))
+    for i, draft in enumerate(drafts):
+        draft.splits = ["base", "test" if i in test else "train"]
+    return drafts
+
+
+def instantiate(domain: str, templates: Iterable[tuple[Callable[[Any], TaskDraft], int]], world: Any, seed: int) -> list[TaskDraft]:
+    """Run each template ``count`` times on ``world``; ids ``<domain>_<template>_<n>``.
+
+    Each draft gets a persona from the ``<domain>/personas`` stream and its splits.
+    """
+    persona_rng = make_rng(seed, f"{domain}/personas")
+    drafts = [
+        template(world).model_copy(update={"id": f"{domain}_{template.__name__}_{n}", "persona": pick_persona(persona_rng)})
+        for template, count in templates
+        for n in range(count)
+    ]
+    return with_splits(drafts, seed, domain)
 
 
 def digits(rng: random.Random, n: int) -> str:

@@ -12,15 +12,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from userbench_env.generate.builder import BuiltTask, GenerationError, build_task
 from userbench_env.generate.draft import TaskDraft
-from userbench_env.generate.writing import JsonFile, folder_files, write_json, write_text
+from userbench_env.generate.writing import JsonFile, TomlFile, folder_files, write_json, write_text
 from userbench_env.tasks.loader import tasks_to_json
+
+
+#: ``tasks.json`` is indented this many levels deep (see :func:`~.writing.dump_json`).
+TASKS_LAYOUT = 3
 
 
 @dataclass
 class GeneratedWorld:
-    """A domain's generated files (relative path -> text or :class:`JsonFile`) and task drafts."""
+    """A domain's generated files (relative path -> text, :class:`JsonFile` or :class:`TomlFile`) and task drafts."""
 
-    files: dict[str, str | JsonFile]
+    files: dict[str, str | JsonFile | TomlFile]
     drafts: list[TaskDraft]
 
 
@@ -43,7 +47,7 @@ class GenerationReport:
         return f"{self.domain}: {self.tasks} tasks ({splits}); {len(self.files)} files, {total} bytes in {self.folder}; {state}"
 
 
-def _write_files(folder: Path, files: dict[str, str | JsonFile]) -> None:
+def _write_files(folder: Path, files: dict[str, str | JsonFile | TomlFile]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     keep = set(files) | {"tasks.json"}
     for rel in folder_files(folder):
@@ -73,7 +77,7 @@ def write_world(domain: str, folder: Path, world: GeneratedWorld, verify: bool =
     """
     _write_files(folder, world.files)
     built = build_all(domain, folder, world.drafts)
-    write_json(folder / "tasks.json", tasks_to_json([b.task for b in built]))
+    write_json(folder / "tasks.json", tasks_to_json([b.task for b in built]), expand=TASKS_LAYOUT)
     if verify:
         from userbench_env.generate.verify import verify_all
 

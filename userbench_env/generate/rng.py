@@ -29,15 +29,3 @@ def make_faker(seed: int, stream: str, locale: str = "en_US") -> Faker:
     fake.seed_instance(stream_seed(seed, stream))
     return fake
 
-
-def slug(text: str) -> str:
-    """Lower-case ``text`` with every run of non-alphanumerics turned into one ``_``."""
-    out, prev_sep = [], False
-    for ch in text.lower():
-        if ch.isalnum() and ch.isascii():
-            out.append(ch)
-            prev_sep = False
-        elif not prev_sep:
-            out.append("_")
-            prev_sep = True
-    return "".join(out).strip("_")

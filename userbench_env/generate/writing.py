@@ -59,3 +59,53 @@ class JsonFile:
     def write(self, path: Path) -> Path:
         """Write the content to ``path``."""
         return write_json(path, self.data, self.expand)
+
+
+def dump_toml(data: dict[str, Any]) -> str:
+    """TOML text of ``data``: top-level lists of tables as ``[[name]]``, dicts as ``[name]``.
+
+    Nested dicts and lists of dicts inside a table are written inline; ``None`` values are
+    left out (TOML has no null: the reader's defaults apply). Supports str, bool, int,
+    float and lists of those, which is all the generated worlds use.
+    """
+    out: list[str] = []
+    for name, value in data.items():
+        if isinstance(value, list):
+            for record in value:
+                out.append(f"[[{name}]]")
+                out.extend(_toml_pairs(record))
+                out.append("")
+        elif isinstance(value, dict):
+            out.append(f"[{name}]")
+            out.extend(_toml_pairs(value))
+            out.append("")
+        else:
+            out.insert(0, f"{name} = {_toml_value(value)}")
+    return "\n".join(out)
+
+
+def _toml_pairs(record: dict[str, Any]) -> list[str]:
+    return [f"{key} = {_toml_value(value)}" for key, value in record.items() if value is not None]
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float, str)):
+        return json.dumps(value, ensure_ascii=True)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml_value(v)}" for k, v in value.items() if v is not None) + "}"
+    raise TypeError(f"cannot write {type(value).__name__} as TOML")
+
+
+class TomlFile:
+    """TOML content of a generated file (see :func:`dump_toml`)."""
+
+    def __init__(self, data: dict[str, Any]):
+        self.data = data
+
+    def write(self, path: Path) -> Path:
+        """Write the content to ``path``."""
+        return write_text(path, dump_toml(self.data))

@@ -17,23 +17,17 @@ are counted and priced, including replies discarded as malformed.
 """
 from __future__ import annotations
 
-import asyncio
-import time
 from typing import Any
 
+from userbench_env.completion import FATAL_STATUSES, LiteLLMCaller, MalformedReply, first_message
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import Task
-from userbench_env.pricing import PriceSource, call_cost, import_litellm, load_prices
+from userbench_env.pricing import PriceSource
 from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, Usage
 from userbench_env.proxies.chat import parse_arguments, view_to_chat
 from userbench_env.proxies.prompt import GuidelineSource, prompt_hash, system_prompt
 
-#: HTTP statuses meaning the request itself is wrong: retrying cannot help.
-FATAL_STATUSES = frozenset({400, 401, 403, 404, 422})
-
-
-class MalformedReply(ValueError):
-    """The provider answered, but not with a usable user turn."""
+__all__ = ["FATAL_STATUSES", "LLMUserProxy", "MalformedReply", "parse_reply"]
 
 
 def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
@@ -42,10 +36,7 @@ def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
     Raises :class:`MalformedReply` when there is no choice, no usable content, or a
     tool call whose arguments are not a JSON object.
     """
-    choices = getattr(response, "choices", None)
-    if not choices:
-        raise MalformedReply("the reply has no choices")
-    message = choices[0].message
+    message = first_message(response)
     calls = getattr(message, "tool_calls", None) or []
     if calls:
         first = calls[0]
@@ -62,7 +53,7 @@ def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
     return text, None
 
 
-class LLMUserProxy(UserProxy):
+class LLMUserProxy(UserProxy, LiteLLMCaller):
     """The user played by an LLM through litellm (see the module docstring).
 
     ``model`` is a litellm model name (``openai/gpt-4.1-mini``; ``openai/<name>`` with
@@ -75,6 +66,7 @@ class LLMUserProxy(UserProxy):
     """
 
     name = "llm"
+    llm_error = ProxyError
 
     def __init__(
         self,
@@ -92,20 +84,9 @@ class LLMUserProxy(UserProxy):
         extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
-        if max_retries < 0:
-            raise ValueError("max_retries must be >= 0")
-        self.model = model
-        self.base_url = base_url
-        self.api_key = api_key
-        self.temperature = temperature
+        self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override, extra)
         self.fixed_seed = seed
-        self.max_retries = max_retries
-        self.timeout = timeout
-        self.backoff = backoff
-        self.max_backoff = max_backoff
-        self.prices = load_prices(price_override)
         self.guidelines = guidelines
-        self.extra = dict(extra or {})
         self.priced = True
         self._prompts: dict[bool, str] = {}
         self._last_prompt: str | None = None
@@ -133,78 +114,19 @@ class LLMUserProxy(UserProxy):
 
     def request(self, view: UserView) -> dict[str, Any]:
         """The keyword arguments of the litellm call for ``view``."""
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": view_to_chat(self.system_prompt(bool(view.tools)), view),
-            "temperature": self.temperature,
-            "timeout": self.timeout,
-            "max_retries": 0,  # retries are ours, counted and backed off
-            "drop_params": True,
-        }
-        if view.tools:
-            kwargs["tools"] = view.tools
-            kwargs["tool_choice"] = "auto"
-        if self.effective_seed is not None:
-            kwargs["seed"] = self.effective_seed
-        if self.base_url:
-            kwargs["api_base"] = self.base_url
-        if self.api_key:
-            kwargs["api_key"] = self.api_key
-        kwargs.update(self.extra)
-        return kwargs
-
-    def _count(self, response: Any, turn_usage: Usage) -> None:
-        usage = getattr(response, "usage", None)
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = call_cost(self.model, prompt, completion, self.prices)
-        if cost is None:
-            self.priced = False
-        call = Usage(prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost or 0.0, calls=1)
-        turn_usage.add(call)
-        self.usage.add(call)
-
-    def _accept(self, response: Any, turn_usage: Usage) -> UserTurn:
-        self._count(response, turn_usage)
-        text, call = parse_reply(response)
-        return UserTurn(text=text, tool_call=call, usage=turn_usage)
-
-    def _retry_delay(self, attempt: int, exc: Exception) -> float:
-        """Seconds to wait before the next attempt, or :class:`ProxyError` when giving up."""
-        status = getattr(exc, "status_code", None)
-        if status in FATAL_STATUSES and not isinstance(exc, MalformedReply):
-            raise ProxyError(f"{self.model}: request rejected ({status}): {exc}") from exc
-        if attempt >= self.max_retries:
-            raise ProxyError(f"{self.model}: failed after {attempt + 1} attempts: {type(exc).__name__}: {exc}") from exc
-        return min(self.backoff * 2**attempt, self.max_backoff)
+        return self.llm_kwargs(view_to_chat(self.system_prompt(bool(view.tools)), view), view.tools, self.effective_seed)
 
     def respond(self, view: UserView) -> UserTurn:
         """The user's next turn (blocking litellm call with retries)."""
-        litellm = import_litellm()
-        kwargs = self.request(view)
         turn_usage = Usage()
-        attempt = 0
-        while True:
-            try:
-                return self._accept(litellm.completion(**kwargs), turn_usage)
-            except Exception as exc:  # every provider failure is retried or becomes ProxyError
-                delay = self._retry_delay(attempt, exc)
-            time.sleep(delay)
-            attempt += 1
+        text, call = self.complete(self.request(view), parse_reply, turn_usage)
+        return UserTurn(text=text, tool_call=call, usage=turn_usage)
 
     async def arespond(self, view: UserView) -> UserTurn:
         """The user's next turn (non-blocking ``litellm.acompletion`` with retries)."""
-        litellm = import_litellm()
-        kwargs = self.request(view)
         turn_usage = Usage()
-        attempt = 0
-        while True:
-            try:
-                return self._accept(await litellm.acompletion(**kwargs), turn_usage)
-            except Exception as exc:  # every provider failure is retried or becomes ProxyError
-                delay = self._retry_delay(attempt, exc)
-            await asyncio.sleep(delay)
-            attempt += 1
+        text, call = await self.acomplete(self.request(view), parse_reply, turn_usage)
+        return UserTurn(text=text, tool_call=call, usage=turn_usage)
 
     @property
     def provenance(self) -> dict[str, Any]:

@@ -47,6 +47,8 @@ class ArtifactKind(Protocol):
 ARTIFACT_KINDS: dict[str, str] = {
     "survey": "userbench_env.surfaces.survey:SURVEY_ARTIFACT",
     "chat": "userbench_env.surfaces.chat:CHAT_ARTIFACT",
+    "web": "userbench_env.surfaces.web.artifact:WEB_ARTIFACT",
+    "app": "userbench_env.surfaces.app.artifact:APP_ARTIFACT",
 }
 
 

@@ -63,6 +63,8 @@ class SurfaceBackend(Protocol):
 BACKENDS: dict[str, str] = {
     "survey": "userbench_env.surfaces.survey:SurveyBackend",
     "chat": "userbench_env.surfaces.chat:ChatBackend",
+    "web": "userbench_env.surfaces.web.backend:WebBackend",
+    "app": "userbench_env.surfaces.app.backend:AppBackend",
 }
 
 

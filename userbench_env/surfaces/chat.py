@@ -28,7 +28,7 @@ NUDGE = ("Stay in character: the conversation is not over yet. Reply to the assi
 GUIDANCE = ("## How to reply\nEach of your replies is one chat message you send, written as "
             "yourself, in plain text. Keep the conversation going until it ends.")
 _STOP = re.compile(r"###\s*(STOP|END)\s*###", re.IGNORECASE)
-_QUOTED = re.compile(r"[\"“']([^\"”']{12,}?)[\"”']")
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{8,200})[\"”]|(?:(?<=[\s(])|^)'([^\n]{8,200}?)'(?=[\s,.;:)!?]|$)")
 _ACCEPT = re.compile(r"\b(yes|sure|ok(ay)?|sounds (good|great)|go (ahead|with)|book (it|them|that)|deal|fine)\b",
                      re.IGNORECASE)
 
@@ -55,7 +55,7 @@ class ScriptedBot:
     @classmethod
     def for_task(cls, spec: ChatSpec) -> "ScriptedBot":
         """The task's pitches, else the quoted phrases of its bot prompt, else a generic push."""
-        pitches = spec.pitches or _QUOTED.findall(spec.bot)
+        pitches = spec.pitches or [double or single for double, single in _QUOTED.findall(spec.bot)]
         return cls(pitches or ["Honestly, the option I suggested is the one most people go for — shall I book it?"])
 
     def reply(self, history: Sequence[Mapping[str, str]]) -> str:

@@ -25,6 +25,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from userbench_env.datapaths import bundled_root
+from userbench_env.surfaces.app.spec import AppSpec
 from userbench_env.surfaces.personas.model import Persona, load_persona
 from userbench_env.surfaces.rules import Constraint, Rule
 from userbench_env.surfaces.web.spec import WebSpec, load_web_spec
@@ -138,6 +139,7 @@ class SurfaceTask(BaseModel):
     constraints: list[str] = Field(default_factory=list)
     chat: ChatSpec | None = None
     web: WebSpec | None = None
+    app: AppSpec | None = None
     path: str | None = None
     verifier: str | None = None
     verifier_timeout: float = 60.0

@@ -4,7 +4,7 @@ from __future__ import annotations
 from userbench_env.generate.banking.knowledge import PROMPT, document_files, knowledge_base
 from userbench_env.generate.banking.tasks import TEMPLATES
 from userbench_env.generate.banking.world import BankWorld
-from userbench_env.generate.common import assign_splits, pick_persona
+from userbench_env.generate.common import instantiate
 from userbench_env.generate.pipeline import GeneratedWorld
 from userbench_env.generate.rng import make_faker, make_rng
 from userbench_env.generate.writing import JsonFile
@@ -14,14 +14,7 @@ def generate(seed: int) -> GeneratedWorld:
     """The banking world of ``seed``: ``db.json``, ``documents/*.json``, the agent prompt, drafts."""
     world = BankWorld(rng=make_rng(seed, "banking/world"), fake=make_faker(seed, "banking/people"))
     world.populate(users=25)
-    persona_rng = make_rng(seed, "banking/personas")
-    drafts = []
-    for template, count in TEMPLATES:
-        for n in range(count):
-            draft = template(world)
-            drafts.append(draft.model_copy(update={"id": f"banking_{template.__name__}_{n}", "persona": pick_persona(persona_rng)}))
-    for draft, splits in zip(drafts, assign_splits(make_rng(seed, "banking/splits"), len(drafts))):
-        draft.splits = splits
+    drafts = instantiate("banking", TEMPLATES, world, seed)
     docs = knowledge_base(make_rng(seed, "banking/knowledge"))
     files: dict = {"db.json": JsonFile(world.document(), expand=3), "prompts/classic_rag_bm25.md": PROMPT}
     files.update({path: JsonFile(doc) for path, doc in document_files(docs).items()})

@@ -60,7 +60,7 @@ class RetailWorld:
                 iid = unique(self.rng, lambda r: digits(r, 10), self.taken)
                 variants[iid] = {
                     "item_id": iid,
-                    "options": dict(zip(options, combos[index])),
+                    "options": dict(zip(options, combos[index], strict=True)),
                     "available": self.rng.random() < 0.8,
                     "price": round(base * self.rng.uniform(0.85, 1.2), 2),
                 }

@@ -15,6 +15,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from userbench_env.surfaces.artifacts import ArtifactError, score_picks
 from userbench_env.surfaces.rules import Pick
 from userbench_env.surfaces.scoring import Outcome
@@ -39,24 +41,50 @@ async def extract_outputs(page: Any, outputs: list[WebOutput]) -> dict[str, Any]
     return data
 
 
-class _ItemAttrs(HTMLParser):
-    """Collects the attributes of every start tag carrying ``data-id``."""
+class HtmlItem(BaseModel):
+    """One ``.item[data-id]`` of the served HTML: its attributes and its first text (name)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    attrs: dict[str, str]
+    name: str = ""
+
+    @property
+    def id(self) -> str:
+        """The item's ``data-id``."""
+        return self.attrs["data-id"]
+
+
+class _ItemParser(HTMLParser):
+    """Collects every start tag carrying ``data-id`` with the first text inside it."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.items: list[dict[str, str]] = []
+        self.items: list[HtmlItem] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = {k: v or "" for k, v in attrs}
         if "data-id" in found:
-            self.items.append(found)
+            self.items.append(HtmlItem(attrs=found))
+
+    def handle_data(self, data: str) -> None:
+        if self.items and data.strip() and not self.items[-1].name:
+            self.items[-1].name = " ".join(data.split())
 
 
-def html_items(html: str) -> list[dict[str, str]]:
-    """Attributes of the page's items: start tags with ``data-id`` and class ``item``."""
-    parser = _ItemAttrs()
+def html_items(html: str) -> list[HtmlItem]:
+    """The page's items: start tags with ``data-id`` and class ``item``, in page order."""
+    parser = _ItemParser()
     parser.feed(html)
-    return [a for a in parser.items if "item" in a.get("class", "").split()]
+    return [i for i in parser.items if "item" in i.attrs.get("class", "").split()]
+
+
+def item_names(task: SurfaceTask) -> dict[str, str]:
+    """Item id -> its name on the page (our template's names, or the served HTML's first text)."""
+    spec = task.web
+    if spec is not None and spec.page is not None:
+        return {i.id: i.name for i in spec.page.items}
+    return {i.id: i.name for i in html_items(served_html(task))}
 
 
 def _label_value(text: str) -> bool | int:
@@ -90,11 +118,11 @@ def page_labels(task: SurfaceTask) -> tuple[dict[str, dict[str, bool | int]], li
         known = [i.id for i in spec.page.items]
     else:
         items = html_items(served_html(task))
-        known = [a["data-id"] for a in items]
+        known = [i.id for i in items]
         for check in task.checks:
             if check.label and check.label not in labels:
                 attr = f"data-{check.label}"
-                found = {a["data-id"]: _label_value(a[attr]) for a in items if attr in a}
+                found = {i.id: _label_value(i.attrs[attr]) for i in items if attr in i.attrs}
                 if found:
                     labels[check.label] = found
     known += [i for m in labels.values() for i in m if i not in known]

@@ -16,6 +16,7 @@ after ``max_invalid`` invalid replies in a row, or at ``max_steps``; then the
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,7 @@ from userbench_env.surfaces.web.actions import (
 from userbench_env.surfaces.web.snapshot import REFS_PROP, SNAPSHOT_JS, Snapshot, parse_snapshot
 
 VIEWPORT = {"width": 1280, "height": 900}
+_INSTRUCTION_HEADING = re.compile(r"\A#\s*Instruction\s*\n")
 
 GUIDANCE = (
     "## How to use the website\n"
@@ -128,8 +130,7 @@ class WebBackend:
             self._history.append(f"{self._steps}. done -> ok")
             return self._end("You finished.")
         try:
-            result = self._get_host().run(self._act(parsed))
-            self._refresh_after(parsed)
+            result = self._refresh_after(self._get_host().run(self._act(parsed)))
         except Exception as exc:  # noqa: BLE001 - a dead page or browser is an infrastructure error
             if self._page.is_closed():
                 return SurfaceStep(observation=f"The browser page is gone: {exc}", done=True, error=str(exc))
@@ -206,16 +207,15 @@ class WebBackend:
 
             self._image = marked_screenshot(png, snapshot)
 
-    def _refresh_after(self, action: Any) -> None:
+    def _refresh_after(self, result: str) -> str:
+        """Take the next snapshot; an ``ok`` that changed nothing visible says so."""
         before = self._snapshot
         self._refresh()
         after = self._snapshot
         assert before is not None and after is not None
-        unchanged = before.text() == after.text() and before.scroll_y == after.scroll_y
-        if unchanged:
-            self._unchanged = True
-        else:
-            self._unchanged = False
+        if result == "ok" and before.text() == after.text() and before.scroll_y == after.scroll_y:
+            return "ok (no visible change)"
+        return result
 
     def _check(self, action: Any) -> str | None:
         """Why ``action`` cannot apply to the current page (an invalid action), or ``None``."""
@@ -234,10 +234,9 @@ class WebBackend:
         """Perform a checked action; returns its result line (``ok``/``failed: ...``)."""
         page = self._page
         if isinstance(action, Scroll):
-            before = await page.evaluate("() => window.scrollY")
             delta = SCROLL_PX if action.direction == "down" else -SCROLL_PX
-            after = await page.evaluate("(dy) => { window.scrollBy({top: dy, behavior: 'instant'}); return window.scrollY; }", delta)
-            return "ok" if after != before else "ok (no visible change)"
+            await page.evaluate("(dy) => window.scrollBy({top: dy, behavior: 'instant'})", delta)
+            return "ok"
         assert self._snapshot is not None
         control = self._snapshot.control(action.ref)
         assert control is not None
@@ -300,7 +299,7 @@ class WebBackend:
 
     def _render(self) -> str:
         assert self._task is not None and self._task.web is not None and self._snapshot is not None
-        goal = errand_text(self._task.instruction)
+        goal = _INSTRUCTION_HEADING.sub("", errand_text(self._task.instruction), count=1).strip()
         notes = "\n".join(f"- {n}" for n in self._task.web.notes)
         parts = [f"# Goal\n{goal}" + (f"\n\nNotes:\n{notes}" if notes else ""),
                  f"# Page: {self._snapshot.title}\n{self._snapshot.text()}",

@@ -3,7 +3,8 @@
 One script runs in the page (:data:`SNAPSHOT_JS`): it walks the visible DOM (elements
 hidden by ``hidden``, ``aria-hidden``, ``display``, ``visibility`` or zero opacity are
 skipped with their subtree), turns block elements into lines (``#`` for headings,
-``- `` for list items) and every interactive element into a control: kind (button,
+``- `` for list items; table cells and inline blocks are spaced apart; a label
+wrapping its control becomes the control's label) and every interactive element into a control: kind (button,
 link, textbox, checkbox, radio, dropdown or its ARIA role), label (aria-label,
 aria-labelledby, ``<label>``, visible text, placeholder, title, nearby text), item
 context for labels that repeat (the enclosing item's own text), state (disabled,
@@ -23,6 +24,7 @@ REFS_PROP = "__userbenchRefs"
 SNAPSHOT_JS = r"""
 () => {
   const BLOCK = /^(block|flex|grid|list-item|table|table-row|table-caption|flow-root)$/;
+  const SPACED = /^(table-cell|inline-block|inline-flex|inline-grid)$/;
   const SKIP = new Set(['SCRIPT','STYLE','NOSCRIPT','TEMPLATE','SVG','HEAD','META','LINK','IFRAME','CANVAS','OBJECT','EMBED','VIDEO','AUDIO','MAP']);
   const ROLES = new Set(['button','link','checkbox','radio','tab','menuitem','menuitemcheckbox','menuitemradio','option','switch','combobox','textbox','searchbox','slider','spinbutton','treeitem']);
   const clean = s => (s || '').replace(/\s+/g, ' ').trim();
@@ -123,12 +125,13 @@ SNAPSHOT_JS = r"""
     if (block) flush();
     if (/^H[1-6]$/.test(tag)) prefix = '#'.repeat(Number(tag[1])) + ' ';
     else if (tag === 'LI') prefix = '- ';
-    if (tag === 'LABEL' && el.control) {
-      for (const c of el.children) walk(c);
+    if (tag === 'LABEL' && el.control && el.contains(el.control)) {
+      walk(el.control);
     } else {
       for (const c of el.childNodes) walk(c);
     }
     if (block) flush();
+    else if (SPACED.test(st.display)) cur += ' ';
   };
   walk(document.body);
   flush();

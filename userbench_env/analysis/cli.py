@@ -1,0 +1,104 @@
+"""``userbench report`` and ``userbench frontier``: tables, JSON and figures from run stores.
+
+Examples::
+
+    userbench report runs/x.jsonl --plots figs/
+    userbench frontier runs/x.jsonl --q 0.8 --q 0.95 --rollouts 10000 --plots figs/
+    userbench frontier --points external.csv --json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+
+def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from userbench_env.analysis.load import load_records, reprice
+
+    records = load_records(args.runs)
+    return reprice(records, args.prices) if args.prices else records
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Print the report (text or ``--json``), write figures with ``--plots``."""
+    from userbench_env.analysis.report import build_report
+    from userbench_env.analysis.tables import report_text
+
+    try:
+        report = build_report(_records(args), min_side=args.min_side)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"userbench report: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps(report, indent=2) if args.json else report_text(report))
+    if args.plots:
+        from userbench_env.analysis.plots import report_figures
+
+        paths = report_figures(report, args.plots)
+        print("figures: " + ", ".join(str(p) for p in paths), file=sys.stderr)
+    return 0
+
+
+def run_frontier(args: argparse.Namespace) -> int:
+    """Print the frontier, dominated proxies, selections and epoch costs; plot with ``--plots``."""
+    from userbench_env.analysis import frontier as fr
+    from userbench_env.analysis.tables import format_table
+
+    try:
+        if args.points:
+            points = fr.read_points(args.points)
+        elif args.runs:
+            from userbench_env.analysis.report import build_report
+
+            points = fr.points_from_report(build_report(_records(args)))
+        else:
+            print("userbench frontier: give run stores or --points FILE.csv", file=sys.stderr)
+            return 2
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"userbench frontier: {exc}", file=sys.stderr)
+        return 2
+    qs = args.q or [0.5, 0.8, 0.9]
+    result = fr.frontier_result(points, qs)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        on = set(result["frontier"])
+        print(format_table(["proxy", "cost/sim $", "UFS", "status"],
+                           [[p.proxy, f"{p.cost_per_sim:.6f}", p.ufs, "frontier" if p.proxy in on else "dominated"]
+                            for p in sorted(points, key=lambda p: (p.cost_per_sim, -p.ufs))], "Cost-fidelity points"))
+        epochs = fr.epoch_costs(points, qs, args.rollouts)
+        print()
+        print(format_table(["q", "U*(q)", f"epoch cost $ ({args.rollouts} rollouts)"],
+                           [[k, v, None if epochs[k] is None else f"{epochs[k]:.4f}"] for k, v in result["selection"].items()],
+                           "Selection: cheapest proxy with UFS >= q"))
+    if args.plots:
+        from pathlib import Path
+
+        from userbench_env.analysis.plots import frontier_figure
+
+        path = frontier_figure(points, result["frontier"], Path(args.plots) / "frontier.png")
+        print(f"figure: {path}", file=sys.stderr)
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--prices", help="reprice from tokens with this override file (JSON/YAML, $ per 1M tokens)")
+    p.add_argument("--plots", metavar="DIR", help="write PNG figures into DIR")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``report`` and ``frontier`` subcommands."""
+    rep = subparsers.add_parser("report", help="UserProxyBench tables from run stores")
+    rep.add_argument("runs", nargs="+", help="JSONL run store(s)")
+    rep.add_argument("--min-side", type=int, default=5, help="episodes per side for a family-effect cell")
+    _common(rep)
+    rep.set_defaults(func=run_report)
+    fro = subparsers.add_parser("frontier", help="cost-fidelity frontier and proxy selection")
+    fro.add_argument("runs", nargs="*", help="JSONL run store(s)")
+    fro.add_argument("--points", help="CSV of external points: proxy,cost_per_sim,ufs")
+    fro.add_argument("--q", type=float, action="append", help="required UFS (repeat; default 0.5, 0.8, 0.9)")
+    fro.add_argument("--rollouts", type=int, default=1000, help="rollouts per RL epoch for the epoch cost")
+    _common(fro)
+    fro.set_defaults(func=run_frontier)

@@ -1,0 +1,153 @@
+"""Text readings shared by the fidelity rules and the perturbed proxy (pure functions, precompiled).
+
+* :func:`scenario_text` / :func:`scenario_sentences`: what the blueprint says, raw and as
+  person-neutral normalized sentences (so "You want" and "I want" read the same);
+* :func:`identifiers`: id-shaped tokens (order, reservation and user ids, emails, phone
+  numbers, payment ids) in a text;
+* :func:`device_states`: (feature, on/off) pairs a text asserts about a phone;
+* :func:`claimed_actions`: which user tools a first-person claim says were used;
+* :class:`ToolMentions`: which of a set of tool names a text mentions (agent requests).
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from userbench_env.core.task import Blueprint
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_TOKEN = re.compile(r"[a-z0-9]+")
+_PERSON = {"you": "p", "your": "p", "yours": "p", "yourself": "p", "i": "p", "my": "p", "me": "p", "mine": "p",
+           "myself": "p", "am": "be", "are": "be", "re": "be", "m": "be"}
+#: Normalized sentences shorter than this many tokens are too generic to count as recited.
+MIN_SENTENCE_TOKENS = 6
+
+
+def normalize(text: str) -> str:
+    """Lower-case tokens with first/second-person words merged, space-joined and space-padded."""
+    return " " + " ".join(_PERSON.get(t, t) for t in _TOKEN.findall(text.lower())) + " "
+
+
+def scenario_text(blueprint: Blueprint) -> str:
+    """Every scenario text of the blueprint, newline-joined, plus its known values."""
+    parts = [blueprint.persona, blueprint.reason_for_call, blueprint.known_info_text, blueprint.unknown_info_text,
+             blueprint.instructions, blueprint.raw_instructions, *blueprint.unknown_info,
+             *(f"{i.span or ''} {i.value}" for i in blueprint.known_info)]
+    return "\n".join(p for p in parts if p)
+
+
+def scenario_sentences(blueprint: Blueprint) -> list[str]:
+    """Normalized scenario sentences (at least :data:`MIN_SENTENCE_TOKENS` tokens) that are
+    not part of the reason for calling, without duplicates, in order."""
+    reason = normalize(blueprint.reason_for_call)
+    texts = [blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
+    out: list[str] = []
+    for text in texts:
+        for sentence in _SENTENCE.split(text or ""):
+            norm = normalize(sentence)
+            if len(norm.split()) >= MIN_SENTENCE_TOKENS and norm not in out and norm not in reason:
+                out.append(norm)
+    return out
+
+
+_IDENTIFIER = re.compile(
+    r"#W\d{5,8}\b"  # retail order id
+    r"|\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b"  # email
+    r"|\b[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,5}\b"  # user id
+    r"|\b(?:credit_card|gift_card|paypal|certificate|debit_card|bank_account)_\d+\b"  # payment method ids
+    r"|\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b"  # phone number
+    r"|\b(?=[A-Z0-9]{6}\b)(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{6}\b"  # reservation-style code
+)
+
+
+def identifiers(text: str) -> list[str]:
+    """Id-shaped tokens in ``text`` (see the module docstring), lower-cased, in order."""
+    return [m.group(0).lower().strip("() ") for m in _IDENTIFIER.finditer(text)]
+
+
+#: Device features: (pattern, canonical name). Order matters: longer phrases first.
+_FEATURES = r"(airplane mode|mobile data|data roaming|roaming|wi-?fi calling|wi-?fi|data saver(?: mode)?|vpn)"
+_ON = {"on", "yes", "enabled", "connected", "active"}
+_STATE = re.compile(
+    _FEATURES + r"(?:\s+(?:radio|mode|enabled|status|switch|setting))?\s*(?::|is now|is|was|now|turned|switched)?\s*"
+    r"(?:turned\s+|switched\s+|set\s+to\s+)?\b(on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
+    re.I,
+)
+_VERB_STATE = re.compile(
+    r"\b(?:turned|switched|toggled|set)\s+(on|off)\s+(?:the\s+|my\s+)?" + _FEATURES + r"\b", re.I
+)
+
+
+def _feature(name: str) -> str:
+    name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming")
+    return "data saver" if name.startswith("data saver") else name
+
+
+def device_states(text: str) -> list[tuple[str, str]]:
+    """(feature, ``on``/``off``) pairs ``text`` asserts ("Airplane Mode: OFF", "I turned on roaming")."""
+    pairs = [(_feature(m.group(1)), "on" if m.group(2).lower() in _ON else "off") for m in _STATE.finditer(text)]
+    pairs += [(_feature(m.group(2)), m.group(1).lower()) for m in _VERB_STATE.finditer(text)]
+    return pairs
+
+
+#: Words in user tool names that mark a device feature (enables the device-state criterion).
+DEVICE_TOOL_WORDS: tuple[str, ...] = ("airplane", "roaming", "wifi", "data_saver", "vpn", "toggle_data")
+
+#: First-person action claims: (pattern, user tools that perform the claimed action).
+_CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
+    (re.compile(p, re.I), tools)
+    for p, tools in [
+        (r"\bi(?:'ve| have)? (?:just )?(?:restarted|rebooted|power[- ]cycled)\b", ("reboot_device",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|put)\b[^.!?\n]{0,20}\bairplane\b", ("toggle_airplane_mode",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\broaming\b", ("toggle_roaming",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bdata saver\b", ("toggle_data_saver_mode",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bwi-?fi calling\b", ("toggle_wifi_calling",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bwi-?fi\b(?! calling)", ("toggle_wifi",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bmobile data\b", ("toggle_data",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:reseated|re-?inserted|took out)\b[^.!?\n]{0,20}\bsim\b", ("reseat_sim_card",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:reset|changed|updated|fixed)\b[^.!?\n]{0,20}\bapn\b", ("reset_apn_settings", "set_apn_settings")),
+        (r"\bi(?:'ve| have)? (?:just )?(?:connected|disconnected)\b[^.!?\n]{0,20}\bvpn\b", ("connect_vpn", "disconnect_vpn")),
+        (r"\bi(?:'ve| have)? (?:just )?granted\b", ("grant_app_permission",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:made|paid)\b[^.!?\n]{0,20}\bpayment\b|\bi(?:'ve| have)? paid\b", ("make_payment",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:changed|set)\b[^.!?\n]{0,20}\bnetwork mode\b", ("set_network_mode_preference",)),
+        (r"\bi(?:'ve| have)? (?:just )?ran\b[^.!?\n]{0,20}\bspeed test\b", ("run_speed_test",)),
+        (r"\bi(?:'ve| have)? (?:just )?applied for\b", ("apply_for_credit_card",)),
+    ]
+]
+#: A first-person claim that a requested action was done, naming no action.
+GENERIC_CLAIM = re.compile(r"\bi(?:'ve| have)? (?:just )?(?:done|did) (?:that|it|this|so)\b|\ball done\b|^\s*done\b", re.I)
+
+
+def claimed_actions(text: str, tools: Iterable[str]) -> set[str]:
+    """The tools among ``tools`` that a first-person claim in ``text`` says were used."""
+    offered = set(tools)
+    found: set[str] = set()
+    for pattern, performers in _CLAIMS:
+        if offered.intersection(performers) and pattern.search(text):
+            found.update(t for t in performers if t in offered)
+    return found
+
+
+class ToolMentions:
+    """Finds which of ``tools`` a text names (as written or with spaces for underscores)."""
+
+    def __init__(self, tools: Iterable[str]):
+        forms = {}
+        for name in tools:
+            forms[name.lower()] = name
+            forms[name.lower().replace("_", " ")] = name
+        self._forms = forms
+        alternation = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+        self._pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if forms else None
+
+    def find(self, text: str) -> set[str]:
+        """The tool names mentioned in ``text``."""
+        if self._pattern is None:
+            return set()
+        return {self._forms[m.group(0)] for m in self._pattern.finditer(text.lower())}
+
+
+#: The user saying it does not know or have something.
+DENIAL = re.compile(
+    r"\b(?:don't|do not|dont|can't|cannot) (?:know|remember|recall|have|find)\b|\bnot sure\b|\bno idea\b|\bforgot\b", re.I
+)

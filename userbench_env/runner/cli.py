@@ -1,0 +1,72 @@
+"""``userbench eval``: run (or resume) proxies x agent x domains x trials into a JSONL store.
+
+Example (no API key needed)::
+
+    userbench eval --proxy scripted --agent scripted --domain airline --trials 1 --out runs/x.jsonl
+
+Running again with the same ``--out`` resumes: episodes already in the store are
+skipped (``--retry-errors`` reruns those that ended in an infrastructure error). The
+summary per proxy and task set (domain) follows the run; ``userbench report`` gives the
+full tables.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the evaluation, then print the per-task-set summary; returns the exit code."""
+    from userbench_env.analysis.load import load_records
+    from userbench_env.analysis.tables import summary_table
+    from userbench_env.runner.evaluation import EvalConfig, plan, run_eval
+
+    options: dict[str, object] = {}
+    if args.base_url:
+        options["base_url"] = args.base_url
+    if args.api_key:
+        options["api_key"] = args.api_key
+    if args.prices:
+        options["price_override"] = args.prices
+    config = EvalConfig(
+        proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
+        split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
+        limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns, out=args.out,
+        retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path,
+        proxy_options=options,
+    )
+    result = run_eval(config)
+    planned = {meta.key for meta in plan(config)}
+    records = [r for r in load_records([config.out]) if r["key"] in planned]
+    if args.json:
+        from userbench_env.analysis.report import summary
+
+        print(json.dumps({"run": result.model_dump(), "summary": summary(records)}, indent=2))
+    else:
+        print(f"{result.ran} episodes run, {result.skipped} already in {result.out}, {result.errors} infrastructure errors")
+        print(summary_table(records))
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``eval`` subcommand."""
+    p = subparsers.add_parser("eval", help="evaluate user proxies x agent x domains (resumable JSONL store)")
+    p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, replay:<file>, ...")
+    p.add_argument("--agent", default="scripted", help="agent spec (default: scripted)")
+    p.add_argument("--domain", action="append", help="domain (repeat; default: every bundled domain)")
+    p.add_argument("--source", choices=["bundled", "tau2"], default="bundled", help="task source")
+    p.add_argument("--split", default="default", help="task split ('all' for every task)")
+    p.add_argument("--task-id", action="append", help="only these task ids (repeat)")
+    p.add_argument("--limit", type=int, help="at most N tasks per domain")
+    p.add_argument("--trials", type=int, default=1, help="trials per task (seed = trial)")
+    p.add_argument("--concurrency", type=int, default=8, help="episodes in flight")
+    p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")
+    p.add_argument("--out", default="runs/eval.jsonl", help="JSONL store (appended; resumed)")
+    p.add_argument("--retry-errors", action="store_true", help="rerun episodes that ended in an infrastructure error")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL for litellm proxies")
+    p.add_argument("--api-key", help="API key for litellm proxies (default: the provider's env var)")
+    p.add_argument("--prices", help="price override file (JSON/YAML: model -> {input, output} $ per 1M tokens)")
+    p.add_argument("--data-path", help="tau2 data folder (default: $USERBENCH_TAU2_DATA)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--json", action="store_true", help="print the run and summary as JSON")
+    p.set_defaults(func=run)

@@ -1,0 +1,98 @@
+"""Gated rollout collection for trainers: :func:`collect` and :func:`acollect`.
+
+Plays ``episodes`` episodes of a registered env id with a policy, at most
+``concurrency`` at once on one event loop, and returns the records the gate keeps
+(see :mod:`userbench_env.runner.gate`), how many it rejected, and the infrastructure
+errors (never counted as rejections, never returned as rollouts). Episode ``i`` is
+reset with seed ``seed + i`` (the env draws its task from that seed unless
+``env_kwargs`` fixes ``task_id``).
+"""
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from userbench_env.runner.agents import agent_factory, agent_name
+from userbench_env.runner.engine import Job, run_jobs
+from userbench_env.runner.gate import GateSpec, make_gate
+from userbench_env.runner.record import EpisodeMeta
+from userbench_env.runner.store import EpisodeStore
+
+
+class CollectResult(BaseModel):
+    """Kept records (in episode order), the number the gate rejected, and errored records."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    records: list[dict[str, Any]] = Field(default_factory=list)
+    rejected: int = 0
+    errors: list[dict[str, Any]] = Field(default_factory=list)
+
+    def __iter__(self):  # type: ignore[override]
+        """Unpack as ``records, rejected = collect(...)``."""
+        return iter((self.records, self.rejected))
+
+
+async def acollect(
+    env_id: str,
+    policy: Any,
+    episodes: int,
+    concurrency: int = 8,
+    gate: GateSpec = "ufs",
+    seed: int = 0,
+    env_kwargs: dict[str, Any] | None = None,
+    out: str | None = None,
+) -> CollectResult:
+    """Collect ``episodes`` gated rollouts (see the module docstring).
+
+    ``policy``: an agent spec name, agent class/factory, or ``fn(observation, info)``
+    (see :func:`~userbench_env.runner.agents.agent_factory`). ``gate``: ``"ufs"``
+    (default), family names, a :class:`~userbench_env.runner.gate.Gate`, a predicate,
+    or ``None``. ``out``: also append every record (kept, rejected or errored) to this
+    JSONL store.
+    """
+    import gymnasium as gym
+
+    import userbench_env  # noqa: F401  (registers the env ids)
+
+    kwargs = dict(env_kwargs or {})
+    rejects = make_gate(gate)
+    make_agent = agent_factory(policy)
+    name = agent_name(policy)
+    proxy = str(kwargs.get("user_proxy", "scripted"))
+    store = EpisodeStore(out) if out else None
+
+    def make_env(_cell: Any) -> Any:
+        return gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+
+    jobs = [
+        Job(EpisodeMeta(key=f"{env_id}|{proxy}|{name}|{seed + i}", env_id=env_id, proxy=proxy, agent=name,
+                        trial=i, seed=seed + i), env_id, make_agent)
+        for i in range(episodes)
+    ]
+    by_key: dict[str, dict[str, Any]] = {}
+
+    async def sink(record: dict[str, Any]) -> None:
+        by_key[record["key"]] = record
+        if store is not None:
+            await asyncio.to_thread(store.append, record)
+
+    await run_jobs(jobs, make_env, concurrency, sink)
+    result = CollectResult()
+    for job in jobs:
+        record = by_key[job.meta.key]
+        if record.get("error"):
+            result.errors.append(record)
+        elif rejects is not None and rejects(record):
+            result.rejected += 1
+        else:
+            result.records.append(record)
+    return result
+
+
+def collect(env_id: str, policy: Any, episodes: int, concurrency: int = 8, gate: GateSpec = "ufs", seed: int = 0,
+            env_kwargs: dict[str, Any] | None = None, out: str | None = None) -> CollectResult:
+    """Synchronous :func:`acollect` (starts its own event loop; call ``acollect`` from one)."""
+    return asyncio.run(acollect(env_id, policy, episodes, concurrency, gate, seed, env_kwargs, out))

@@ -1,0 +1,100 @@
+"""The async episode engine: bounded concurrency on one event loop.
+
+``concurrency`` worker coroutines pull jobs from one iterator; each job borrows an env
+of its *cell* (envs are reused, one per in-flight episode), plays one episode with
+``areset``/``astep`` (LLM calls are awaited, so they never block the loop; the env
+itself is cheap) and hands the record to ``on_record``. A job that raises becomes a
+crash record, never an exception out of the run.
+"""
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections import defaultdict
+from typing import Any, Awaitable, Callable, Hashable, Iterable
+
+from userbench_env.runner.agents import agent_act
+from userbench_env.runner.record import EpisodeMeta, build_record, crash_record
+
+EnvFactory = Callable[[Hashable], Any]
+RecordSink = Callable[[dict[str, Any]], Awaitable[None] | None]
+
+
+class Job:
+    """One episode to play: its record metadata, env cell and agent factory."""
+
+    __slots__ = ("meta", "cell", "make_agent")
+
+    def __init__(self, meta: EpisodeMeta, cell: Hashable, make_agent: Callable[[], Any]) -> None:
+        self.meta = meta
+        self.cell = cell
+        self.make_agent = make_agent
+
+
+class EnvPool:
+    """Idle envs by cell; ``take`` builds a new one when none is idle."""
+
+    def __init__(self, make_env: EnvFactory) -> None:
+        self.make_env = make_env
+        self.idle: dict[Hashable, list[Any]] = defaultdict(list)
+
+    def take(self, cell: Hashable) -> Any:
+        """An idle env of ``cell`` (or a fresh one)."""
+        idle = self.idle[cell]
+        return idle.pop() if idle else self.make_env(cell)
+
+    def give(self, cell: Hashable, env: Any) -> None:
+        """Return an env after its episode."""
+        self.idle[cell].append(env)
+
+
+async def _reset(env: Any, seed: int | None, options: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    if hasattr(env, "areset"):
+        return await env.areset(seed=seed, options=options or None)
+    return env.reset(seed=seed, options=options or None)
+
+
+async def _step(env: Any, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+    if hasattr(env, "astep"):
+        return await env.astep(action)
+    return env.step(action)
+
+
+async def play_episode(env: Any, agent: Any, meta: EpisodeMeta) -> dict[str, Any]:
+    """Play one episode of ``env`` with ``agent``; the record (a crash record on error)."""
+    start = time.perf_counter()
+    try:
+        observation, info = await _reset(env, meta.seed, meta.options)
+        if hasattr(agent, "reset"):
+            agent.reset(env.task)
+        reward, done = 0.0, "episode" in info
+        while not done:
+            action = await agent_act(agent, observation, info)
+            observation, reward, terminated, truncated, info = await _step(env, action)
+            done = terminated or truncated
+        return build_record(meta, env, info, reward, time.perf_counter() - start)
+    except Exception as exc:  # one broken episode must not stop the run
+        return crash_record(meta, exc, time.perf_counter() - start)
+
+
+async def run_jobs(jobs: Iterable[Job], make_env: EnvFactory, concurrency: int, on_record: RecordSink) -> None:
+    """Play every job with at most ``concurrency`` episodes in flight."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be >= 1")
+    pool = EnvPool(make_env)
+    queue = iter(jobs)
+
+    async def worker() -> None:
+        for job in queue:  # the shared iterator hands each job to exactly one worker
+            env = pool.take(job.cell)
+            record = await play_episode(env, job.make_agent(), job.meta)
+            if record.get("termination") == "crash":
+                env = None  # a crashed env may be in any state: do not reuse it
+            else:
+                pool.give(job.cell, env)
+            sunk = on_record(record)
+            if inspect.isawaitable(sunk):
+                await sunk
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))

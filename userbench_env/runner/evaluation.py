@@ -1,0 +1,161 @@
+"""``userbench eval`` as a library call: proxies x agent x domains x trials into a store.
+
+:func:`plan` expands an :class:`EvalConfig` into episode metadata (one per proxy,
+domain, task and trial; seed = trial); :func:`run_eval` skips the keys the store
+already holds (``retry_errors`` reruns errored ones), plays the rest with the async
+engine and appends each record to the store the moment it is finished.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any, Hashable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from userbench_env.runner.agents import agent_factory
+from userbench_env.runner.engine import Job, run_jobs
+from userbench_env.runner.progress import Progress, RunningStats
+from userbench_env.runner.record import EpisodeMeta
+from userbench_env.runner.store import EpisodeStore, episode_key
+
+#: proxy spec kinds that run locally and cost nothing
+LOCAL_KINDS = frozenset({"scripted", "replay", "human", "perturbed"})
+
+
+def bundled_domains() -> list[str]:
+    """Domains that have bundled tasks in this installation."""
+    from userbench_env.datapaths import bundled_root
+    from userbench_env.domains import DOMAINS
+
+    root = bundled_root()
+    return [name for name in DOMAINS if (root / name / "tasks.json").is_file()]
+
+
+class EvalConfig(BaseModel):
+    """One evaluation run (see the module docstring).
+
+    ``proxy_options`` go to every ``litellm:`` proxy (``base_url``, ``api_key``,
+    ``price_override``, ``timeout``, ...). ``hosting`` names how the user model is
+    served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
+    ``api``) unless given per proxy.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    proxies: list[str] = Field(default_factory=lambda: ["scripted"])
+    agent: str = "scripted"
+    domains: list[str] = Field(default_factory=list)
+    source: str = "bundled"
+    split: str | None = "default"
+    trials: int = Field(default=1, ge=1)
+    task_ids: list[str] = Field(default_factory=list)
+    limit: int | None = Field(default=None, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    max_turns: int = Field(default=100, ge=1)
+    out: str = "runs/eval.jsonl"
+    retry_errors: bool = False
+    progress: bool = True
+    data_path: str | None = None
+    proxy_options: dict[str, Any] = Field(default_factory=dict)
+    hosting: dict[str, str] = Field(default_factory=dict)
+
+
+def proxy_kind(spec: str) -> str:
+    """The kind of a proxy spec string (``litellm`` for ``litellm:openai/x``)."""
+    return spec.strip().partition(":")[0]
+
+
+def hosting_of(spec: str, config: EvalConfig) -> str:
+    """How the proxy's model is served: ``local``, ``self-hosted`` or ``api``."""
+    if spec in config.hosting:
+        return config.hosting[spec]
+    if proxy_kind(spec) in LOCAL_KINDS:
+        return "local"
+    return "self-hosted" if config.proxy_options.get("base_url") else "api"
+
+
+def env_id_of(domain: str) -> str:
+    """The registered env id of a conversation domain."""
+    return f"UserBench/{domain.title()}-v0"
+
+
+def plan(config: EvalConfig) -> list[EpisodeMeta]:
+    """Every episode of the run, in a stable order (proxy, domain, task, trial)."""
+    from userbench_env.domains import canonical_domain_name
+    from userbench_env.tasks import load_tasks
+
+    domains = [canonical_domain_name(d) for d in (config.domains or bundled_domains())]
+    metas: list[EpisodeMeta] = []
+    for domain in domains:
+        tasks = load_tasks(domain, config.source, config.split, config.data_path)
+        if config.task_ids:
+            tasks = [t for t in tasks if t.id in set(config.task_ids)]
+        if config.limit is not None:
+            tasks = tasks[: config.limit]
+        for proxy in config.proxies:
+            for task in tasks:
+                for trial in range(config.trials):
+                    metas.append(EpisodeMeta(
+                        key=episode_key(proxy, config.agent, domain, config.source, task.id, trial),
+                        env_id=env_id_of(domain), domain=domain, source=config.source, task_id=task.id,
+                        trial=trial, seed=trial, proxy=proxy, agent=config.agent,
+                        hosting=hosting_of(proxy, config), options={"task_id": task.id},
+                    ))
+    return metas
+
+
+def env_factory(config: EvalConfig) -> Any:
+    """``make_env(cell)`` for cells ``(proxy spec, domain)``."""
+    from userbench_env.envs.conversation import ConversationEnv
+    from userbench_env.proxies import make_proxy
+
+    def make_env(cell: Hashable) -> ConversationEnv:
+        proxy, domain = cell  # type: ignore[misc]
+        options = config.proxy_options if proxy_kind(proxy) == "litellm" else {}
+        return ConversationEnv(
+            domain, config.source, split=None, user_proxy=make_proxy(proxy, **options),
+            max_turns=config.max_turns, data_path=config.data_path,
+        )
+
+    return make_env
+
+
+class EvalResult(BaseModel):
+    """What a run did: planned, skipped (already in the store), run, and its totals."""
+
+    planned: int
+    skipped: int
+    ran: int
+    errors: int
+    out: str
+
+
+async def arun_eval(config: EvalConfig) -> EvalResult:
+    """Run (or resume) the evaluation described by ``config``; see the module docstring."""
+    store = EpisodeStore(config.out)
+    metas = plan(config)
+    done = store.done_keys(retry_errors=config.retry_errors)
+    todo = [m for m in metas if m.key not in done]
+    make_agent = agent_factory(config.agent)
+    jobs = [Job(meta, (meta.proxy, meta.domain), make_agent) for meta in todo]
+    progress = Progress(len(jobs), enabled=config.progress)
+    stats = RunningStats()
+
+    async def sink(record: dict[str, Any]) -> None:
+        await asyncio.to_thread(store.append, record)
+        stats.add(record)
+        progress.add(record)
+
+    try:
+        await run_jobs(jobs, env_factory(config), config.concurrency, sink)
+    finally:
+        progress.close()
+    return EvalResult(planned=len(metas), skipped=len(metas) - len(todo), ran=len(jobs), errors=stats.errors,
+                      out=os.fspath(Path(config.out)))
+
+
+def run_eval(config: EvalConfig) -> EvalResult:
+    """Synchronous :func:`arun_eval` (starts its own event loop)."""
+    return asyncio.run(arun_eval(config))

@@ -1,0 +1,72 @@
+"""Running totals of a run (R_tau, UFS, cost, errors) and the progress bar showing them."""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from userbench_env.runner.record import is_success
+
+
+class RunningStats:
+    """Totals over finished episodes; errored episodes are only counted as errors."""
+
+    def __init__(self) -> None:
+        self.episodes = 0
+        self.errors = 0
+        self.reward = 0.0
+        self.successes = 0
+        self.ufs_pass = 0
+        self.ufs_known = 0
+        self.cost = 0.0
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one record."""
+        self.cost += float(record.get("user_cost_usd") or 0.0)
+        if record.get("error"):
+            self.errors += 1
+            return
+        self.episodes += 1
+        self.reward += float(record.get("reward") or 0.0)
+        self.successes += is_success(record)
+        if record.get("ufs_pass") is not None:
+            self.ufs_known += 1
+            self.ufs_pass += bool(record["ufs_pass"])
+
+    @property
+    def r_tau(self) -> float | None:
+        """Mean reward of the non-errored episodes so far."""
+        return self.reward / self.episodes if self.episodes else None
+
+    @property
+    def ufs(self) -> float | None:
+        """UFS so far: share passing among episodes with a verdict."""
+        return self.ufs_pass / self.ufs_known if self.ufs_known else None
+
+    def postfix(self) -> dict[str, str]:
+        """The progress-bar fields."""
+        fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+        return {"R_tau": fmt(self.r_tau), "UFS": fmt(self.ufs), "cost": f"${self.cost:.4f}", "errors": str(self.errors)}
+
+
+class Progress:
+    """A tqdm bar (stderr) updated with :class:`RunningStats`; silent when disabled."""
+
+    def __init__(self, total: int, enabled: bool = True, desc: str = "episodes") -> None:
+        self.stats = RunningStats()
+        self.bar = None
+        if enabled and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, file=sys.stderr, dynamic_ncols=True, leave=True)
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Count one record and advance the bar."""
+        self.stats.add(record)
+        if self.bar is not None:
+            self.bar.set_postfix(self.stats.postfix(), refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        """Close the bar."""
+        if self.bar is not None:
+            self.bar.close()

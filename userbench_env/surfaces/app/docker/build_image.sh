@@ -1,0 +1,22 @@
+#!/bin/sh
+# Build the UserBench app desktop image once, without any registry: a Debian bookworm
+# rootfs from debootstrap (Xvfb, xdotool, Tk, Pillow, a font) imported with
+# `docker import`. The app's code is copied into each container at start, so this
+# image only changes when the package list does.
+# Usage: build_image.sh [TAG] [MIRROR]   (needs root, debootstrap and a running dockerd)
+set -eu
+TAG="${1:-userbench/app-desktop:1}"
+MIRROR="${2:-http://deb.debian.org/debian}"
+PACKAGES="python3-tk,python3-pil,xvfb,xdotool,fonts-dejavu-core"
+if docker image inspect "$TAG" >/dev/null 2>&1; then
+    echo "image $TAG already present"
+    exit 0
+fi
+ROOTFS="$(mktemp -d /tmp/userbench-app-rootfs.XXXXXX)"
+trap 'rm -rf "$ROOTFS"' EXIT
+debootstrap --variant=minbase --include="$PACKAGES" bookworm "$ROOTFS" "$MIRROR"
+rm -rf "$ROOTFS"/var/cache/apt/archives/*.deb "$ROOTFS"/var/lib/apt/lists/* "$ROOTFS"/usr/share/doc \
+    "$ROOTFS"/usr/share/man "$ROOTFS"/usr/share/locale
+mkdir -p "$ROOTFS/opt/ubapp" "$ROOTFS/app/state" "$ROOTFS/app/output"
+tar -C "$ROOTFS" -c . | docker import --change 'WORKDIR /app' --change 'ENV LANG=C.UTF-8' - "$TAG"
+echo "built $TAG"

@@ -1,0 +1,266 @@
+"""Where the app runs: a local Xvfb display, or a Docker container with no network.
+
+A runtime owns one display and one app for the life of an env. ``start(payload)`` loads
+a task's app (launching display and app if needed) and returns a :class:`Frame`;
+``act(action)`` performs one validated action and returns the next frame;
+``read_output(name)`` returns the bytes of a file the app wrote (``None`` if absent);
+``close()`` releases everything (idempotent). Both relaunch the app when it has died
+(``restarts`` counts it). :func:`make_runtime` picks one: ``auto`` is Docker when a
+daemon answers and the image exists, else local.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from userbench_env.surfaces.app import driver
+
+#: the image ``docker/build_image.sh`` builds
+DEFAULT_IMAGE = "userbench/app-desktop:1"
+#: where the app's code, state and output live inside the container
+CODE_DIR, STATE_DIR, OUT_DIR = "/opt/ubapp", "/app/state", "/app/output"
+
+
+class Frame(BaseModel):
+    """One observation from the runtime: the app's widget answer and the screen."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ui: dict[str, Any] | None
+    width: int
+    height: int
+    pixels: bytes
+    error: str | None = None
+    restarted: bool = False
+
+
+class AppRuntime(Protocol):
+    """A display plus the app on it (see the module docstring)."""
+
+    name: str
+    restarts: int
+
+    def start(self, payload: dict[str, Any]) -> Frame:
+        """Load a task's app; returns the first frame."""
+
+    def act(self, action: dict[str, Any]) -> Frame:
+        """Perform one validated action; returns the next frame."""
+
+    def read_output(self, name: str) -> bytes | None:
+        """A file the app wrote in its output folder, or ``None``."""
+
+    def close(self) -> None:
+        """Stop the app and its display (idempotent)."""
+
+
+class LocalRuntime:
+    """Xvfb on a free display of this machine, the app as a child process."""
+
+    name = "local"
+
+    def __init__(self, width: int = 1024, height: int = 768) -> None:
+        self.width, self.height = width, height
+        self.root = Path(tempfile.mkdtemp(prefix="userbench-app-"))
+        self.state_dir, self.out_dir = self.root / "state", self.root / "output"
+        self.state_dir.mkdir()
+        self.out_dir.mkdir()
+        self.payload = self.root / "payload.json"
+        self.xvfb: subprocess.Popen | None = None
+        self.app: subprocess.Popen | None = None
+        self.display = ""
+        self.restarts = 0
+
+    def _ensure(self) -> bool:
+        """Start the display and the app when missing or dead; True if the app was relaunched."""
+        if self.xvfb is None or self.xvfb.poll() is not None:
+            self._stop_app()
+            self.xvfb, self.display = driver.start_display(self.width, self.height)
+        if self.app is not None and self.app.poll() is None:
+            return False
+        relaunch = self.app is not None
+        self.restarts += int(relaunch)
+        self.app = driver.launch_app(self.display, self.payload, self.out_dir, self.state_dir,
+                                     f"{self.width}x{self.height}")
+        return relaunch
+
+    def _frame(self, action: dict[str, Any] | None, op: str = "sync", **args: Any) -> Frame:
+        restarted = self._ensure()
+        try:
+            ui, (width, height, pixels) = driver.frame(self.state_dir, self.display, action, op, **args)
+        except driver.AppTimeout:
+            self._stop_app()  # hung or dead: relaunch and show the fresh app
+            self.app = driver.launch_app(self.display, self.payload, self.out_dir, self.state_dir,
+                                         f"{self.width}x{self.height}")
+            self.restarts += 1
+            ui, (width, height, pixels) = driver.frame(self.state_dir, self.display, None)
+            return Frame(ui=ui, width=width, height=height, pixels=pixels, restarted=True)
+        return Frame(ui=ui, width=width, height=height, pixels=pixels, restarted=restarted)
+
+    def start(self, payload: dict[str, Any]) -> Frame:
+        """Write the payload and (re)load the app from it."""
+        self.payload.write_text(json.dumps(payload), encoding="utf-8")
+        return self._frame(None, "load", payload=str(self.payload))
+
+    def act(self, action: dict[str, Any]) -> Frame:
+        """Perform the action on the display."""
+        return self._frame(action)
+
+    def read_output(self, name: str) -> bytes | None:
+        """Read the app's output file."""
+        path = self.out_dir / name
+        return path.read_bytes() if path.is_file() else None
+
+    @property
+    def app_pid(self) -> int | None:
+        """The app's process id (``None`` when not running)."""
+        return self.app.pid if self.app is not None and self.app.poll() is None else None
+
+    def _stop_app(self) -> None:
+        if self.app is not None:
+            _kill_group(self.app)
+            self.app = None
+
+    def close(self) -> None:
+        """Kill the app and Xvfb and delete the temporary folder."""
+        self._stop_app()
+        if self.xvfb is not None:
+            _kill_group(self.xvfb)
+            self.xvfb = None
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill a child started in its own session, and reap it."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait()
+
+
+class DockerRuntime:
+    """The app and Xvfb in a container with no network, driven through the Docker SDK.
+
+    The container's main process is ``driver.py serve`` (Xvfb on ``:1`` plus the app,
+    relaunched when it exits); each action is one ``exec`` of ``driver.py frame``.
+    The image holds only Debian, Xvfb, xdotool, Tk and Pillow; the app's code is copied
+    in when the container is created, so code changes need no image rebuild.
+    """
+
+    name = "docker"
+
+    def __init__(self, width: int = 1024, height: int = 768, image: str = DEFAULT_IMAGE, client: Any = None) -> None:
+        import docker
+
+        self.width, self.height, self.image = width, height, image
+        self.client = client or docker.from_env()
+        self.container: Any = None
+        self.restarts = 0
+
+    def _ensure(self) -> bool:
+        """Create and start the container when missing or stopped; True if it was recreated."""
+        if self.container is not None:
+            self.container.reload()
+            if self.container.status == "running":
+                return False
+            self.restarts += 1
+            self.container.remove(force=True)
+        size = f"{self.width}x{self.height}"
+        self.container = self.client.containers.create(
+            self.image, ["python3", f"{CODE_DIR}/driver.py", "serve", f"{STATE_DIR}/payload.json", OUT_DIR, STATE_DIR,
+                         size],
+            network_mode="none", detach=True, labels={"userbench": "app"}, mem_limit="1g", pids_limit=256,
+        )
+        files = {f"{CODE_DIR}/{p.name}": p.read_bytes() for p in (Path(driver.__file__), driver.APP_SCRIPT)}
+        self._put(files | {f"{OUT_DIR}/.keep": b"", f"{STATE_DIR}/payload.json": self._payload})
+        self.container.start()
+        return True
+
+    def _put(self, files: dict[str, bytes]) -> None:
+        """Copy files into the container (one tar archive at ``/``)."""
+        buffer = io.BytesIO()
+        with tarfile.open(fileobj=buffer, mode="w") as tar:
+            for path, data in files.items():
+                info = tarfile.TarInfo(path.lstrip("/"))
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+        self.container.put_archive("/", buffer.getvalue())
+
+    def _exec(self, request: dict[str, Any]) -> Frame:
+        code, (out, err) = self.container.exec_run(
+            ["python3", f"{CODE_DIR}/driver.py", "frame", STATE_DIR, ":1", json.dumps(request)], demux=True)
+        out = out or b""
+        head, _, pixels = out.partition(b"\n")
+        if code != 0 or not head:
+            raise RuntimeError(f"driver exec failed ({code}): {(err or b'').decode(errors='replace')[-500:]}")
+        header = json.loads(head)
+        return Frame(ui=header.get("ui"), width=header.get("width", self.width),
+                     height=header.get("height", self.height), pixels=pixels, error=header.get("error"))
+
+    def start(self, payload: dict[str, Any]) -> Frame:
+        """Copy the payload in and (re)load the app from it."""
+        self._payload = json.dumps(payload).encode()
+        if not self._ensure():
+            self._put({f"{STATE_DIR}/payload.json": self._payload})
+        return self._exec({"action": None, "op": "load", "payload": f"{STATE_DIR}/payload.json"})
+
+    def act(self, action: dict[str, Any]) -> Frame:
+        """One ``exec`` of the driver: act, sync, screenshot."""
+        restarted = self._ensure()
+        frame = self._exec({"action": action})
+        if frame.error and frame.error.startswith("the app did not answer"):
+            self.restarts += 1  # the keeper relaunches it: show the fresh app
+            frame = self._exec({"action": None})
+            restarted = True
+        return frame.model_copy(update={"restarted": restarted or frame.restarted})
+
+    def read_output(self, name: str) -> bytes | None:
+        """``cat`` the output file inside the container."""
+        if self.container is None:
+            return None
+        code, out = self.container.exec_run(["cat", f"{OUT_DIR}/{name}"])
+        return out if code == 0 else None
+
+    def close(self) -> None:
+        """Remove the container."""
+        if self.container is not None:
+            try:
+                self.container.remove(force=True)
+            except Exception:  # already gone
+                pass
+            self.container = None
+
+
+def docker_available(image: str = DEFAULT_IMAGE) -> str | None:
+    """``None`` when a Docker daemon answers and has ``image``, else the reason it cannot be used."""
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        client.ping()
+        client.images.get(image)
+    except Exception as exc:  # no SDK, no daemon, no image: all mean "not usable"
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def make_runtime(kind: str = "auto", width: int = 1024, height: int = 768, image: str = DEFAULT_IMAGE) -> AppRuntime:
+    """A runtime: ``local``, ``docker`` or ``auto`` (Docker when usable, else local)."""
+    if kind == "auto":
+        kind = "docker" if docker_available(image) is None else "local"
+    if kind == "local":
+        return LocalRuntime(width, height)
+    if kind == "docker":
+        return DockerRuntime(width, height, image)
+    raise ValueError(f"unknown app runtime {kind!r}: use auto, local or docker")
