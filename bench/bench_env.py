@@ -27,22 +27,23 @@ import os
 import statistics
 import time
 import tracemalloc
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from _util import median_time, table
 
-ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault("USERBENCH_TAU2_DATA", str(ROOT.parent / "shared" / "tau2-data"))
-GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", ROOT.parent / "shared" / "tau2-golden"))
+from userbench_env.agents import ScriptedAgent
+from userbench_env.core.messages import ToolCall
+from userbench_env.domains import make_world
+from userbench_env.envs.conversation import ConversationEnv
+from userbench_env.proxies.base import UserTurn, UserView
+from userbench_env.proxies.scripted import ScriptedUserProxy
+from userbench_env.tasks import load_task, load_tasks
 
-from userbench_env.agents import ScriptedAgent  # noqa: E402
-from userbench_env.core.messages import ToolCall  # noqa: E402
-from userbench_env.domains import get_domain, make_world  # noqa: E402
-from userbench_env.envs.conversation import ConversationEnv  # noqa: E402
-from userbench_env.proxies.base import UserTurn, UserView  # noqa: E402
-from userbench_env.proxies.scripted import ScriptedUserProxy  # noqa: E402
-from userbench_env.tasks import load_task, load_tasks  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
 
 DOMAINS = ("airline", "retail", "telecom", "banking")
 LLM_CALL_MS = 100.0
@@ -115,7 +116,7 @@ def setup_costs(domain: str) -> dict[str, float]:
     hashes = []
     for task in tasks[:10]:
         world = make_world(domain, "tau2", task)
-        hashes.append(_timed(lambda: world.db_hash("agent"))[0])
+        hashes.append(_timed(world.db_hash)[0])
     return {"load_tasks_first": first_tasks, "make_world_first": first_world, "make_world": later,
             "db_hash": statistics.median(hashes)}
 
@@ -127,14 +128,14 @@ def episode_costs(domain: str, n_tasks: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {"reset": [], "text turn": [], "text turn + user tool": [], "tool turn": [],
                                      "terminal step": []}
     for task in env.tasks[:n_tasks]:
-        spent, (observation, info) = _timed(lambda: env.reset(options={"task_id": task.id}))
+        spent, (observation, info) = _timed(partial(env.reset, options={"task_id": task.id}))
         times["reset"].append(spent)
         agent.reset(env.task)
         done = False
         while not done:
             action = agent.act(observation, info)
             before = info["user_tool_calls"]
-            spent, (observation, _, terminated, truncated, info) = _timed(lambda: env.step(action))
+            spent, (observation, _, terminated, truncated, info) = _timed(partial(env.step, action))
             done = terminated or truncated
             if done:
                 kind = "terminal step"
@@ -148,14 +149,14 @@ def episode_costs(domain: str, n_tasks: int) -> dict[str, list[float]]:
 
 def tool_call_costs(domain: str) -> dict[str, float]:
     """Median time of tau2's named typical calls through ``World.call`` (arguments from the golden probes)."""
-    probes = json.loads((GOLDEN / GOLDEN_NAME.get(domain, domain) / "probes.json").read_text(encoding="utf-8"))
+    golden = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", SHARED / "tau2-golden"))
+    probes = json.loads((golden / GOLDEN_NAME.get(domain, domain) / "probes.json").read_text(encoding="utf-8"))
     result = {}
     for name in TAU2[domain]["calls"]:
         probe, call = next((p, c) for p in probes for c in p["calls"] if c["name"] == name and not c["error"])
         task = load_task(domain, probe["setup_task"], "tau2") if probe["setup_task"] else None
         world = make_world(domain, "tau2", task)
-        requestor = call["requestor"]
-        result[name] = median_time(lambda: world.call(name, call["arguments"], requestor=requestor), repeat=50)
+        result[name] = median_time(partial(world.call, name, call["arguments"], requestor=call["requestor"]), repeat=50)
     return result
 
 
@@ -199,6 +200,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=30, help="base tasks per domain for the step timings")
     args = parser.parse_args()
+    os.environ.setdefault("USERBENCH_TAU2_DATA", str(SHARED / "tau2-data"))
 
     setup = {d: setup_costs(d) for d in DOMAINS}
     episodes = {d: episode_costs(d, args.tasks) for d in DOMAINS}

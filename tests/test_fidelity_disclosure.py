@@ -5,6 +5,7 @@ import pytest
 
 from userbench_env.envs.conversation import ConversationEnv
 from userbench_env.fidelity import RuleTracker, episode_verdict, from_blueprint
+from userbench_env.fidelity.criteria import premature_disclosure_criteria
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.proxies.scripted import ScriptedUserProxy
 from userbench_env.tasks import load_task, load_tasks
@@ -14,8 +15,9 @@ from userbench_env.tasks import load_task, load_tasks
 def test_every_grounding_is_a_verbatim_span_of_the_blueprint(domain):
     total = 0
     for task in load_tasks(domain, source="tau2", split="base"):
-        criteria = from_blueprint(task.blueprint)
-        assert len({c.id for c in criteria}) == len(criteria)
+        assert len({c.id for c in from_blueprint(task.blueprint)}) == len(from_blueprint(task.blueprint))
+        criteria = premature_disclosure_criteria(task.blueprint)
+        assert criteria == [c for c in from_blueprint(task.blueprint) if c.family == "premature_disclosure" and c.rule == "premature_disclosure"]
         for c in criteria:
             assert c.grounding in task.blueprint.known_info_text
             assert c.params["value"] in c.grounding
@@ -26,12 +28,12 @@ def test_every_grounding_is_a_verbatim_span_of_the_blueprint(domain):
 
 def test_values_stated_in_the_reason_for_call_get_no_criterion():
     task = load_task("airline", "7", source="tau2")  # reason names XEHM4B; known info only the user id
-    ids = [c.params["value"] for c in from_blueprint(task.blueprint)]
+    ids = [c.params["value"] for c in premature_disclosure_criteria(task.blueprint)]
     assert ids == ["daiki_muller_1116"]
 
 
 def _tracker(task_id: str = "0") -> RuleTracker:
-    return RuleTracker(from_blueprint(load_task("airline", task_id, source="tau2").blueprint))
+    return RuleTracker(premature_disclosure_criteria(load_task("airline", task_id, source="tau2").blueprint))
 
 
 def test_disclosure_before_the_question_fails_and_after_passes():
@@ -42,7 +44,7 @@ def test_disclosure_before_the_question_fails_and_after_passes():
     assert tracker.user_text(1, "My name is Emma Kim.") == []
     verdicts = {v["id"]: v for v in tracker.verdicts()}
     assert verdicts["premature_disclosure/user_id"] == {
-        "id": "premature_disclosure/user_id", "family": "premature_disclosure", "mode": "premature_disclosure",
+        "id": "premature_disclosure/user_id", "family": "premature_disclosure", "mode": "volunteers_unasked_info",
         "verdict": "fail", "evidence_turn": 0, "source": "rule"}
     assert verdicts["premature_disclosure/name"]["verdict"] == "pass"
     assert episode_verdict(tracker.verdicts()) == (False, {"premature_disclosure": 1})
@@ -89,10 +91,11 @@ def test_env_reports_violations_incrementally_and_at_the_end():
     assert terminated
     episode = info["episode"]
     assert episode["ufs_pass"] is False
+    # task 0's gold solution changes nothing (no goal actions), so stopping here is not premature
     assert episode["failures_per_family"] == {"premature_disclosure": 1}
     failed = [c for c in episode["criteria"] if c["verdict"] == "fail"]
     assert failed == [{"id": "premature_disclosure/user_id", "family": "premature_disclosure",
-                       "mode": "premature_disclosure", "verdict": "fail", "evidence_turn": 0, "source": "rule"}]
+                       "mode": "volunteers_unasked_info", "verdict": "fail", "evidence_turn": 0, "source": "rule"}]
 
 
 def test_the_scripted_user_never_discloses_prematurely():
@@ -101,5 +104,8 @@ def test_the_scripted_user_never_discloses_prematurely():
         _, info = env.reset(options={"task_id": task.id})
         env.step("Could you please tell me your user id?")
         _, _, _, _, info = env.step("Is there anything else I can help you with?")
-        assert info["ufs_violations"] == []
-        assert info["episode"]["ufs_pass"] is True, task.id
+        disclosure = [c for c in info["episode"]["criteria"] if c["family"] == "premature_disclosure"]
+        assert [c["id"] for c in disclosure if c["verdict"] == "fail"] == [], task.id
+        assert any(c["verdict"] == "pass" for c in disclosure), task.id
+        # stopping at "anything else?" before the goal is a premature stop, and only that fails
+        assert {v.split("/")[0] for v in info["ufs_violations"]} <= {"goal_deviation"}, task.id

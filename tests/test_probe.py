@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import pytest
-
 from scripted_support import run_episode
+
 from userbench_env.core.messages import Message, ToolCall
 from userbench_env.core.task import Action
 from userbench_env.domains import make_world

@@ -6,9 +6,9 @@ import warnings
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
+from scripted_support import run_episode, scripted_misses
 
 import userbench_env  # noqa: F401  (registers the env ids)
-from scripted_support import run_episode, scripted_misses
 from userbench_env.envs.conversation import ConversationEnv
 
 

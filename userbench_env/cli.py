@@ -15,6 +15,8 @@ import sys
 SUBCOMMANDS: dict[str, str] = {
     "generate": "userbench_env.generate.cli",
     "serve": "userbench_env.serve.cli",
+    "validate-fidelity": "userbench_env.fidelity.cli",
+    "grade": "userbench_env.fidelity.cli",
     "apb": "userbench_env.surfaces.cli",
     "eval": "userbench_env.runner.cli",
     "report": "userbench_env.analysis.cli",

@@ -17,9 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from userbench_env.pricing import PriceSource, PriceTable, call_cost, import_litellm, load_prices
+from userbench_env.pricing import (
+    PriceSource,
+    PriceTable,
+    call_cost,
+    import_litellm,
+    load_prices,
+)
 from userbench_env.proxies.base import Usage
 
 #: HTTP statuses meaning the request itself is wrong: retrying cannot help.

@@ -16,6 +16,10 @@ ENV_SPECS: dict[str, tuple[str, dict[str, str]]] = {
         for title, name in (("Airline", "airline"), ("Retail", "retail"), ("Telecom", "telecom"), ("Banking", "banking"))
     },
     **{
+        f"{title}-User-v0": ("userbench_env.envs.user_side:UserSideEnv", {"domain": name})
+        for title, name in (("Airline", "airline"), ("Retail", "retail"), ("Telecom", "telecom"), ("Banking", "banking"))
+    },
+    **{
         f"{title}-v0": ("userbench_env.envs.surface:SurfaceEnv", {"surface": name})
         for title, name in (("Survey", "survey"), ("Chat", "chat"))
     },

@@ -6,8 +6,9 @@ domain world executes tool calls. An explicit state machine, no threads:
 * ``reset()`` picks a task (``options["task_id"]``, the constructor's ``task_id``, or a
   draw from the split with the reset seed), forks a fresh world, sends the fixed
   greeting ``Hi! How can I help you today?`` to the proxy and returns the user's
-  opening message. ``info`` adds ``task_id``, ``tools`` (OpenAI schemas) and
-  ``system_prompt`` (instructions + the domain policy).
+  opening message. ``info`` adds ``task_id``, ``tools`` (OpenAI schemas),
+  ``system_prompt`` (instructions + the domain policy) and ``greeting`` (the text the
+  env said for the agent, so an agent can put it in its own history).
 * ``step(action)`` is one agent turn (action forms: :mod:`userbench_env.envs.actions`).
   Tool calls run against the world and their results are the observation (one call:
   its content; several: a JSON list of ``{"id", "name", "content", "error"}``); the
@@ -44,6 +45,7 @@ from userbench_env.core.messages import Message, ToolCall, ToolResult
 from userbench_env.core.task import Task
 from userbench_env.domains import canonical_domain_name, make_world
 from userbench_env.envs.actions import parse_action
+from userbench_env.envs.machine import adrive, drive
 from userbench_env.envs.info import Counters, episode_summary, step_info
 from userbench_env.envs.spaces import AnyText
 from userbench_env.fidelity.criteria import task_criteria
@@ -147,30 +149,10 @@ class ConversationEnv(gym.Env[str, str]):
 
     # -- drivers: feed proxy turns into a machine ---------------------------------------
     def _drive(self, machine: Machine) -> Any:
-        try:
-            view = next(machine)
-            while True:
-                try:
-                    turn = self.user_proxy.respond(view)
-                except ProxyError as exc:
-                    view = machine.throw(exc)
-                else:
-                    view = machine.send(turn)
-        except StopIteration as stop:
-            return stop.value
+        return drive(machine, self.user_proxy.respond, ProxyError)
 
     async def _adrive(self, machine: Machine) -> Any:
-        try:
-            view = next(machine)
-            while True:
-                try:
-                    turn = await self.user_proxy.arespond(view)
-                except ProxyError as exc:
-                    view = machine.throw(exc)
-                else:
-                    view = machine.send(turn)
-        except StopIteration as stop:
-            return stop.value
+        return await adrive(machine, self.user_proxy.arespond, ProxyError)
 
     # -- machines ------------------------------------------------------------------
     def _task_by_id(self, task_id: str) -> Task:
@@ -204,7 +186,8 @@ class ConversationEnv(gym.Env[str, str]):
         self.tracker.agent_text(0, GREETING)
         observation = yield from self._user_turn(0)
         info = self._info()
-        info.update(task_id=task.id, tools=self.world.tool_schemas("agent"), system_prompt=agent_system_prompt(self.world.policy))
+        info.update(task_id=task.id, tools=self.world.tool_schemas("agent"), system_prompt=agent_system_prompt(self.world.policy),
+                    greeting=GREETING)
         return observation, info
 
     def _step_machine(self, action: Any) -> Machine:

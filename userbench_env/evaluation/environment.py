@@ -4,14 +4,16 @@
   *whole* transcript replayed (mutating calls re-executed, as tau2's ``set_state``).
 * Reference world: a fresh world with the task's full initial state (message history
   included), then each gold action called directly on its toolkit, with no sync in
-  between and failures ignored. It does not depend on the transcript, so its hashes
-  are cached per task and data source.
+  between and failures ignored. It does not depend on the transcript, so it is built
+  once per task and data source and compared with each predicted world record by
+  record (:func:`same_state`), never by re-hashing the whole DB.
 """
 from __future__ import annotations
 
 import hashlib
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Optional
 
@@ -34,7 +36,11 @@ class StateHashes:
         return cls(world.db_hash("agent"), world.db_hash("user"))
 
 
-_reference_cache: dict[tuple[str, ...], StateHashes] = {}
+#: Reference worlds are kept for the most recent tasks (LRU); their hashes for all.
+REFERENCE_WORLDS_KEPT = 512
+
+_reference_worlds: "OrderedDict[tuple[str, ...], World]" = OrderedDict()
+_reference_hashes: dict[tuple[str, ...], StateHashes] = {}
 _cache_lock = threading.Lock()
 
 
@@ -44,21 +50,46 @@ def _task_key(task: Task, source: str, data_path: str | os.PathLike[str] | None)
     return (task.domain, source, str(data_path or ""), task.id, digest)
 
 
+def reference_world(task: Task, source: str, data_path: str | os.PathLike[str] | None = None) -> World:
+    """The reference world of ``task`` (built once per task and source; do not mutate)."""
+    key = _task_key(task, source, data_path)
+    with _cache_lock:
+        found = _reference_worlds.get(key)
+        if found is not None:
+            _reference_worlds.move_to_end(key)
+            return found
+    world = make_world(task.domain, source=source, task=task, data_path=data_path)
+    for gold in task.gold_actions:
+        try:
+            world.invoke(gold.requestor, gold.name, gold.arguments)
+        except Exception:  # tau2 logs and skips failing gold calls
+            continue
+    with _cache_lock:
+        _reference_worlds[key] = world
+        while len(_reference_worlds) > REFERENCE_WORLDS_KEPT:
+            _reference_worlds.popitem(last=False)
+    return world
+
+
 def reference_hashes(task: Task, source: str, data_path: str | os.PathLike[str] | None = None) -> StateHashes:
     """Hashes of the reference world of ``task`` (computed once per task and source)."""
     key = _task_key(task, source, data_path)
-    found = _reference_cache.get(key)
+    found = _reference_hashes.get(key)
     if found is None:
-        world = make_world(task.domain, source=source, task=task, data_path=data_path)
-        for gold in task.gold_actions:
-            try:
-                world.invoke(gold.requestor, gold.name, gold.arguments)
-            except Exception:  # tau2 logs and skips failing gold calls
-                continue
-        found = StateHashes.of(world)
+        found = StateHashes.of(reference_world(task, source, data_path))
         with _cache_lock:
-            _reference_cache[key] = found
+            _reference_hashes.setdefault(key, found)
+            found = _reference_hashes[key]
     return found
+
+
+def same_state(world: World, reference: World) -> bool:
+    """tau2's DB check: equal agent and equal user DB hashes (compared without hashing)."""
+    if not world.agent_db.same_state(reference.agent_db):
+        return False
+    if world.user_db is None or reference.user_db is None:
+        return world.user_db is None and reference.user_db is None
+    return world.user_db.same_state(reference.user_db)
 
 
 def predicted_world(task: Task, messages: list[Message], source: str, data_path: str | os.PathLike[str] | None = None) -> World:

@@ -10,10 +10,10 @@ from userbench_env.core.task import Task
 from userbench_env.evaluation.actions import action_checks
 from userbench_env.evaluation.communicate import communicate_checks
 from userbench_env.evaluation.environment import (
-    StateHashes,
     assertion_results,
     predicted_world,
-    reference_hashes,
+    reference_world,
+    same_state,
 )
 from userbench_env.evaluation.nl_judge import JudgeSpec, judge_assertions
 from userbench_env.evaluation.result import COMPONENT_KEYS, NLCheck, RewardResult
@@ -69,7 +69,7 @@ def evaluate_episode(
         db_match, met = True, []
     else:
         world = predicted_world(task, messages, source, data_path)
-        db_match = StateHashes.of(world) == reference_hashes(task, source, data_path)
+        db_match = same_state(world, reference_world(task, source, data_path))
         met = assertion_results(world, assertions)
     db_reward = 1.0 if db_match else 0.0
     assertion_reward = _score(met)

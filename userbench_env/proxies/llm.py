@@ -19,11 +19,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from userbench_env.completion import FATAL_STATUSES, LiteLLMCaller, MalformedReply, first_message
+from userbench_env.completion import (
+    FATAL_STATUSES,
+    LiteLLMCaller,
+    MalformedReply,
+    first_message,
+)
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import Task
 from userbench_env.pricing import PriceSource
-from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, Usage
+from userbench_env.proxies.base import ProxyError, Usage, UserProxy, UserTurn, UserView
 from userbench_env.proxies.chat import parse_arguments, view_to_chat
 from userbench_env.proxies.prompt import GuidelineSource, prompt_hash, system_prompt
 

@@ -40,7 +40,7 @@ from typing import Any, Callable
 from userbench_env.core.task import Task
 from userbench_env.fidelity.criteria import kind_label, task_criteria
 from userbench_env.fidelity.taxonomy import resolve_modes
-from userbench_env.fidelity.text import claimed_actions, device_states
+from userbench_env.fidelity.text import device_states
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView, find_stop
 from userbench_env.proxies.spec import make_proxy, register_proxy_spec
 from userbench_env.tasks.extract import requested_kinds
@@ -68,6 +68,17 @@ _CLAIM_PHRASES = {
     "run_speed_test": "I ran the speed test",
     "apply_for_credit_card": "I applied for the card",
 }
+#: Phrasings of each injection (picked with the seeded generator).
+_SKIPS = ("Okay, thanks.", "Alright, noted.", "Sure. Anything else you need from me.", "Got it, thank you.")
+_CLAIMS = ("I've done that. {phrase}, it's all set.", "Done! {phrase}.", "{phrase} just now, as you asked.")
+_VOLUNTEER = ("By the way, my {kind} is {value}.", "Oh, and in case you need it, my {kind} is {value}.",
+              "{value} is my {kind}, by the way.")
+_INVENT = ("Also, my {label} is {token}.", "My {label} is {token}, if that helps.", "It might be under {token}.")
+_STATE = ("My phone shows {feature} is {state}.", "By the way, {feature} is {state} on my phone.",
+          "I can see that {feature} is {state}.")
+_STOPS = ("Actually, never mind, that's all I needed. Bye! ###STOP###", "I have to go now, thanks. ###STOP###",
+          "Forget it, I'll sort it out later. ###STOP###")
+_WITHHOLD = ("I'm sorry, I don't know my {kinds}.", "Hmm, I don't remember my {kinds}.", "I'm not sure, I have no idea what my {kinds} is.")
 _DEVICE_FEATURES = ("airplane mode", "mobile data", "roaming", "wifi", "vpn", "data saver")
 
 
@@ -103,16 +114,6 @@ class PerturbedUserProxy(UserProxy):
         self._criteria = task_criteria(task)
 
     @property
-    def usage(self):  # type: ignore[override]
-        """The wrapped proxy's usage."""
-        return self.base.usage
-
-    @usage.setter
-    def usage(self, value: Any) -> None:
-        if hasattr(self, "base"):
-            self.base.usage = value
-
-    @property
     def provenance(self) -> dict[str, Any]:
         """The wrapped proxy's provenance plus the perturbation (modes, rate, seed)."""
         return {**self.base.provenance, "name": f"perturbed+{self.base.provenance.get('name')}",
@@ -128,6 +129,7 @@ class PerturbedUserProxy(UserProxy):
         return self._perturb(view, await self.base.arespond(view))
 
     def _perturb(self, view: UserView, turn: UserTurn) -> UserTurn:
+        self.usage.add(turn.usage)
         if self._rng.random() >= self.rate:
             return turn
         options = [(mode, rewrite) for mode in self.modes if (rewrite := self._eligible(mode, view, turn)) is not None]
@@ -136,6 +138,9 @@ class PerturbedUserProxy(UserProxy):
         mode, rewrite = options[self._rng.randrange(len(options))]
         self.injections.append({"turn": view.turn, "mode": mode})
         return UserTurn(text=rewrite(), usage=turn.usage)
+
+    def _pick(self, templates: tuple[str, ...]) -> str:
+        return templates[self._rng.randrange(len(templates))]
 
     def _criteria_of(self, mode: str) -> list[Any]:
         return [c for c in self._criteria if c.mode == mode]
@@ -147,9 +152,9 @@ class PerturbedUserProxy(UserProxy):
             if turn.tool_call is None:
                 return None
             if mode == "skips_requested_action":
-                return lambda: "Okay, thanks."
+                return lambda: self._pick(_SKIPS)
             phrase = _CLAIM_PHRASES.get(turn.tool_call.name, "I did that")
-            return lambda: f"I've done that. {phrase}, it's all set."
+            return lambda: self._pick(_CLAIMS).format(phrase=phrase)
         if turn.tool_call is not None or not text.strip() or find_stop(text) is not None:
             return None
         handler = getattr(self, f"_inject_{mode}")
@@ -163,7 +168,7 @@ class PerturbedUserProxy(UserProxy):
         if not fresh:
             return None
         pick = fresh[self._rng.randrange(len(fresh))]
-        return lambda: f"{text} By the way, my {kind_label(pick.params['kind'])} is {pick.params['value']}."
+        return lambda: f"{text} " + self._pick(_VOLUNTEER).format(kind=kind_label(pick.params["kind"]), value=pick.params["value"])
 
     def _inject_dumps_blueprint(self, view: UserView, text: str) -> Callable[[], str] | None:
         if not self._criteria_of("dumps_blueprint"):
@@ -185,7 +190,7 @@ class PerturbedUserProxy(UserProxy):
         heard = "\n".join(m.content or "" for m in view.messages).lower()
         token = self._fresh_identifier(heard)
         label = {"retail": "order number", "airline": "other reservation"}.get(self.task.domain if self.task else "", "email")
-        return lambda: f"{text} Also, my {label} is {token}."
+        return lambda: f"{text} " + self._pick(_INVENT).format(label=label, token=token)
 
     def _inject_unsupported_device_state(self, view: UserView, text: str) -> Callable[[], str] | None:
         if not self._criteria_of("unsupported_device_state"):
@@ -202,7 +207,7 @@ class PerturbedUserProxy(UserProxy):
         state = "off" if seen == {"on"} else "on" if seen == {"off"} else self._rng.choice(("on", "off"))
         if not seen and (feature, state) in set(device_states(self.task.blueprint.reason_for_call + " " + self.task.blueprint.instructions)):  # type: ignore[union-attr]
             return None
-        return lambda: f"{text} My phone shows {feature} is {state.upper()}."
+        return lambda: f"{text} " + self._pick(_STATE).format(feature=feature, state=state.upper())
 
     def _inject_premature_stop(self, view: UserView, text: str) -> Callable[[], str] | None:
         if not self._criteria_of("premature_stop"):
@@ -210,7 +215,7 @@ class PerturbedUserProxy(UserProxy):
         gathering = view.turn == 0 or bool(requested_kinds(view.last_agent_text))
         if not gathering:
             return None
-        return lambda: f"{text} Actually, never mind, that's all I needed. Bye! ###STOP###"
+        return lambda: f"{text} " + self._pick(_STOPS)
 
     def _inject_accepts_forbidden_outcome(self, view: UserView, text: str) -> Callable[[], str] | None:
         bp = self.task.blueprint  # type: ignore[union-attr]
@@ -228,11 +233,13 @@ class PerturbedUserProxy(UserProxy):
         if not known:
             return None
         kinds = " or ".join(kind_label(c.params["kind"]) for c in known)
-        return lambda: f"I'm sorry, I don't know my {kinds}."
+        return lambda: self._pick(_WITHHOLD).format(kinds=kinds)
 
 
-def _perturbed(rest: str, **options: Any) -> UserProxy:
-    """``perturbed:<modes>@<rate>+<base spec>`` (rate defaults to 0.3, base to ``scripted``)."""
+def make_perturbed(rest: str, **options: Any) -> UserProxy:
+    """The proxy of spec ``perturbed:<rest>``, ``rest`` = ``<modes>@<rate>+<base spec>``
+    (rate defaults to 0.3, base to ``scripted``; option ``seed`` seeds the injections, the
+    other options go to the base proxy)."""
     head, plus, base = rest.partition("+")
     modes, at, rate = head.partition("@")
     try:
@@ -243,6 +250,6 @@ def _perturbed(rest: str, **options: Any) -> UserProxy:
     return PerturbedUserProxy(make_proxy(base if plus else "scripted", **options), modes or "all", value, seed)
 
 
-register_proxy_spec("perturbed", _perturbed)
+register_proxy_spec("perturbed", make_perturbed)
 
-__all__ = ["PerturbedUserProxy", "claimed_actions"]
+__all__ = ["PerturbedUserProxy"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,7 +36,11 @@ def run(args: argparse.Namespace) -> int:
         retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path,
         proxy_options=options,
     )
-    result = run_eval(config)
+    try:
+        result = run_eval(config)
+    except (ValueError, FileNotFoundError) as exc:  # bad spec, domain, split or data path
+        print(f"userbench eval: {exc}", file=sys.stderr)
+        return 2
     planned = {meta.key for meta in plan(config)}
     records = [r for r in load_records([config.out]) if r["key"] in planned]
     if args.json:

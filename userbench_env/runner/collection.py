@@ -14,11 +14,14 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from userbench_env.proxies.base import UserProxy
 from userbench_env.runner.agents import agent_factory, agent_name
 from userbench_env.runner.engine import Job, run_jobs
+from userbench_env.runner.evaluation import ensure_proxy_kind
 from userbench_env.runner.gate import GateSpec, make_gate
 from userbench_env.runner.record import EpisodeMeta
 from userbench_env.runner.store import EpisodeStore
+from userbench_env.runner.writer import StoreWriter
 
 
 class CollectResult(BaseModel):
@@ -50,7 +53,9 @@ async def acollect(
     ``policy``: an agent spec name, agent class/factory, or ``fn(observation, info)``
     (see :func:`~userbench_env.runner.agents.agent_factory`). ``gate``: ``"ufs"``
     (default), family names, a :class:`~userbench_env.runner.gate.Gate`, a predicate,
-    or ``None``. ``out``: also append every record (kept, rejected or errored) to this
+    or ``None``. ``env_kwargs["user_proxy"]``: a spec string, or a zero-argument factory
+    of proxies (one proxy per concurrent env; a proxy *object* would be shared by all
+    of them, so it is only safe with ``concurrency=1``). ``out``: also append every record (kept, rejected or errored) to this
     JSONL store.
     """
     import gymnasium as gym
@@ -58,14 +63,22 @@ async def acollect(
     import userbench_env  # noqa: F401  (registers the env ids)
 
     kwargs = dict(env_kwargs or {})
+    if isinstance(kwargs.get("user_proxy"), str):
+        ensure_proxy_kind(kwargs["user_proxy"])
+    if isinstance(kwargs.get("user_proxy"), UserProxy) and concurrency > 1:
+        raise ValueError("a user proxy object cannot be shared by concurrent episodes: pass a spec string or a factory")
     rejects = make_gate(gate)
     make_agent = agent_factory(policy)
     name = agent_name(policy)
-    proxy = str(kwargs.get("user_proxy", "scripted"))
-    store = EpisodeStore(out) if out else None
+    raw_proxy = kwargs.get("user_proxy", "scripted")
+    proxy = raw_proxy if isinstance(raw_proxy, str) else agent_name(raw_proxy)
+    writer = StoreWriter(EpisodeStore(out)) if out else None
 
     def make_env(_cell: Any) -> Any:
-        return gym.make(env_id, disable_env_checker=True, **kwargs).unwrapped
+        # a zero-argument proxy factory gives every concurrent env its own proxy
+        proxy_spec = kwargs.get("user_proxy")
+        own = {"user_proxy": proxy_spec()} if callable(proxy_spec) and not isinstance(proxy_spec, UserProxy) else {}
+        return gym.make(env_id, disable_env_checker=True, **{**kwargs, **own}).unwrapped
 
     jobs = [
         Job(EpisodeMeta(key=f"{env_id}|{proxy}|{name}|{seed + i}", env_id=env_id, proxy=proxy, agent=name,
@@ -76,8 +89,8 @@ async def acollect(
 
     async def sink(record: dict[str, Any]) -> None:
         by_key[record["key"]] = record
-        if store is not None:
-            await asyncio.to_thread(store.append, record)
+        if writer is not None:
+            await writer.write(record)
 
     await run_jobs(jobs, make_env, concurrency, sink)
     result = CollectResult()

@@ -19,9 +19,10 @@ from userbench_env.runner.engine import Job, run_jobs
 from userbench_env.runner.progress import Progress, RunningStats
 from userbench_env.runner.record import EpisodeMeta
 from userbench_env.runner.store import EpisodeStore, episode_key
+from userbench_env.runner.writer import StoreWriter
 
-#: proxy spec kinds that run locally and cost nothing
-LOCAL_KINDS = frozenset({"scripted", "replay", "human", "perturbed"})
+#: what marks a proxy spec (or the base spec of a wrapping proxy) as an LLM served by litellm
+LLM_MARK = "litellm:"
 
 
 def bundled_domains() -> list[str]:
@@ -36,7 +37,7 @@ def bundled_domains() -> list[str]:
 class EvalConfig(BaseModel):
     """One evaluation run (see the module docstring).
 
-    ``proxy_options`` go to every ``litellm:`` proxy (``base_url``, ``api_key``,
+    ``proxy_options`` go to every proxy whose spec names a ``litellm:`` model (``base_url``, ``api_key``,
     ``price_override``, ``timeout``, ...). ``hosting`` names how the user model is
     served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
     ``api``) unless given per proxy.
@@ -71,9 +72,22 @@ def hosting_of(spec: str, config: EvalConfig) -> str:
     """How the proxy's model is served: ``local``, ``self-hosted`` or ``api``."""
     if spec in config.hosting:
         return config.hosting[spec]
-    if proxy_kind(spec) in LOCAL_KINDS:
+    if LLM_MARK not in spec:
         return "local"
     return "self-hosted" if config.proxy_options.get("base_url") else "api"
+
+
+def ensure_proxy_kind(spec: str) -> None:
+    """Import ``userbench_env.proxies.<kind>`` when the spec's kind is not registered yet
+    (proxy modules register their spec kind on import)."""
+    import importlib
+    import importlib.util
+
+    from userbench_env.proxies import PROXY_SPECS
+
+    kind = proxy_kind(spec)
+    if kind not in PROXY_SPECS and kind.isidentifier() and importlib.util.find_spec(f"userbench_env.proxies.{kind}"):
+        importlib.import_module(f"userbench_env.proxies.{kind}")
 
 
 def env_id_of(domain: str) -> str:
@@ -106,6 +120,20 @@ def plan(config: EvalConfig) -> list[EpisodeMeta]:
     return metas
 
 
+def proxy_options(spec: str, config: EvalConfig) -> dict[str, Any]:
+    """The options given to ``make_proxy(spec)``: ``proxy_options`` for LLM specs only."""
+    return config.proxy_options if LLM_MARK in spec else {}
+
+
+def check_proxies(config: EvalConfig) -> None:
+    """Build each proxy once so a bad spec fails before any episode (``ValueError``)."""
+    from userbench_env.proxies import make_proxy
+
+    for spec in config.proxies:
+        ensure_proxy_kind(spec)
+        make_proxy(spec, **proxy_options(spec, config))
+
+
 def env_factory(config: EvalConfig) -> Any:
     """``make_env(cell)`` for cells ``(proxy spec, domain)``."""
     from userbench_env.envs.conversation import ConversationEnv
@@ -113,9 +141,8 @@ def env_factory(config: EvalConfig) -> Any:
 
     def make_env(cell: Hashable) -> ConversationEnv:
         proxy, domain = cell  # type: ignore[misc]
-        options = config.proxy_options if proxy_kind(proxy) == "litellm" else {}
         return ConversationEnv(
-            domain, config.source, split=None, user_proxy=make_proxy(proxy, **options),
+            domain, config.source, split=None, user_proxy=make_proxy(proxy, **proxy_options(proxy, config)),
             max_turns=config.max_turns, data_path=config.data_path,
         )
 
@@ -134,6 +161,7 @@ class EvalResult(BaseModel):
 
 async def arun_eval(config: EvalConfig) -> EvalResult:
     """Run (or resume) the evaluation described by ``config``; see the module docstring."""
+    check_proxies(config)
     store = EpisodeStore(config.out)
     metas = plan(config)
     done = store.done_keys(retry_errors=config.retry_errors)
@@ -143,8 +171,10 @@ async def arun_eval(config: EvalConfig) -> EvalResult:
     progress = Progress(len(jobs), enabled=config.progress)
     stats = RunningStats()
 
+    writer = StoreWriter(store)
+
     async def sink(record: dict[str, Any]) -> None:
-        await asyncio.to_thread(store.append, record)
+        await writer.write(record)
         stats.add(record)
         progress.add(record)
 

@@ -53,12 +53,18 @@ class EpisodeStore:
 
     def append(self, record: dict[str, Any]) -> None:
         """Write one record as one line and force it to disk."""
-        line = json.dumps(record, ensure_ascii=False, default=str) + "\n"
+        self.append_many([record])
+
+    def append_many(self, records: list[dict[str, Any]]) -> None:
+        """Write records, one line each, in one write and one ``fsync`` (a group commit)."""
+        if not records:
+            return
+        text = "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in records)
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._repair_tail()
             with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(line)
+                handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
 

@@ -4,7 +4,7 @@ Used by tests to drive the LLM proxies over real HTTP through real litellm, and 
 ``userbench serve`` to stand in for a provider with no API key.
 """
 from userbench_env.serve.faults import FaultSchedule
-from userbench_env.serve.responders import CannedResponder, Reply, Responder, ScriptedUserResponder
+from userbench_env.serve.responders import AgentReplayResponder, CannedResponder, Reply, Responder, ScriptedUserResponder
 from userbench_env.serve.server import ChatServer
 
-__all__ = ["CannedResponder", "ChatServer", "FaultSchedule", "Reply", "Responder", "ScriptedUserResponder"]
+__all__ = ["AgentReplayResponder", "CannedResponder", "ChatServer", "FaultSchedule", "Reply", "Responder", "ScriptedUserResponder"]

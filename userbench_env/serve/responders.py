@@ -1,13 +1,13 @@
-"""What the local chat server answers: canned replies or a scripted user.
+"""What the local chat server answers: canned replies, a scripted user or a replayed agent.
 
 A responder turns one chat-completion request body (a dict) into a :class:`Reply`
 (text and/or tool calls). Responders run on the server's event loop: a synchronous
 ``reply`` must be fast; a slow one should be a coroutine (``async def reply``), which
-the server awaits. Anything with such a ``reply(request)`` method plugs in (e.g. a
-scripted agent).
+the server awaits. Anything with such a ``reply(request)`` method plugs in.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Protocol
 
@@ -107,3 +107,71 @@ class ScriptedUserResponder:
         proxy.reset(task, self.seed if self.seed is not None else request.get("seed"))
         turn = proxy.respond(view)
         return Reply(text=turn.text, tool_calls=[turn.tool_call] if turn.tool_call else [])
+
+
+def agent_observations(messages: Sequence[dict[str, Any]]) -> list[str]:
+    """The observations an agent-side env gave the agent, from an LLM agent's chat.
+
+    Each run of ``user``/``tool`` messages between the agent's turns is one observation
+    (assistant messages before the first user message, such as the greeting, are not
+    the agent's turns): user texts joined by newlines; one tool result as its content;
+    several as the env's JSON list ``[{"id", "content"}]``.
+    """
+    runs: list[list[dict[str, Any]]] = []
+    in_run = False
+    for message in messages:
+        role = message.get("role")
+        if role in ("user", "tool"):
+            if not in_run:
+                runs.append([])
+                in_run = True
+            runs[-1].append(message)
+        elif role == "assistant":
+            in_run = False
+    observations = []
+    for run in runs:
+        tools = [m for m in run if m.get("role") == "tool"]
+        if not tools:
+            observations.append("\n".join(str(m.get("content") or "") for m in run))
+        elif len(tools) == 1:
+            observations.append(str(tools[0].get("content") or ""))
+        else:
+            observations.append(json.dumps([{"id": m.get("tool_call_id"), "content": m.get("content")} for m in tools]))
+    return observations
+
+
+def _default_agent() -> Any:
+    from userbench_env.agents.scripted import ScriptedAgent
+
+    return ScriptedAgent()
+
+
+class AgentReplayResponder:
+    """Plays the agent behind an LLM-agent request by replaying a deterministic agent.
+
+    A fresh agent from ``factory`` (default :class:`~userbench_env.agents.ScriptedAgent`)
+    is reset with ``task`` and fed the request's observations in order
+    (:func:`agent_observations`, with an empty info); its last action, parsed as an
+    env action (:mod:`userbench_env.envs.actions`), is the reply. One task per responder
+    (an agent's request names the policy, not the task).
+    """
+
+    def __init__(self, task: Task, factory: Callable[[], Any] = _default_agent) -> None:
+        self.task = task
+        self.factory = factory
+
+    def reply(self, request: dict[str, Any]) -> Reply:
+        """The replayed agent's action for the conversation in ``request``."""
+        from userbench_env.envs.actions import parse_action
+
+        observations = agent_observations(request.get("messages") or [])
+        if not observations:
+            raise RequestError("the conversation has no user message yet")
+        agent = self.factory()
+        agent.reset(self.task)
+        for observation in observations:
+            action = agent.act(observation, {})
+        parsed = parse_action(action)
+        if parsed.error is not None:
+            raise RequestError(f"the replayed agent's action is invalid: {parsed.error}")
+        return Reply(text=parsed.text, tool_calls=parsed.calls)

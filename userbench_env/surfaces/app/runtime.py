@@ -167,6 +167,8 @@ class DockerRuntime:
         self.client = client or docker.from_env()
         self.container: Any = None
         self.restarts = 0
+        self._pid: int | None = None
+        self._payload = b"{}"
 
     def _ensure(self) -> bool:
         """Create and start the container when missing or stopped; True if it was recreated."""
@@ -174,7 +176,6 @@ class DockerRuntime:
             self.container.reload()
             if self.container.status == "running":
                 return False
-            self.restarts += 1
             self.container.remove(force=True)
         size = f"{self.width}x{self.height}"
         self.container = self.client.containers.create(
@@ -213,17 +214,29 @@ class DockerRuntime:
         self._payload = json.dumps(payload).encode()
         if not self._ensure():
             self._put({f"{STATE_DIR}/payload.json": self._payload})
-        return self._exec({"action": None, "op": "load", "payload": f"{STATE_DIR}/payload.json"})
+        frame = self._exec({"action": None, "op": "load", "payload": f"{STATE_DIR}/payload.json"})
+        self._pid = (frame.ui or {}).get("pid")
+        return frame
 
     def act(self, action: dict[str, Any]) -> Frame:
-        """One ``exec`` of the driver: act, sync, screenshot."""
+        """One ``exec`` of the driver: act, sync, screenshot. A hung app is killed (the
+        keeper relaunches it); a new app pid means it was relaunched."""
         restarted = self._ensure()
         frame = self._exec({"action": action})
         if frame.error and frame.error.startswith("the app did not answer"):
-            self.restarts += 1  # the keeper relaunches it: show the fresh app
+            if self._pid:
+                self.container.exec_run(["python3", "-c", f"import os; os.kill({int(self._pid)}, 9)"])
             frame = self._exec({"action": None})
-            restarted = True
+        pid = (frame.ui or {}).get("pid")
+        if pid is not None and pid != self._pid:
+            self.restarts += 1
+            restarted, self._pid = True, pid
         return frame.model_copy(update={"restarted": restarted or frame.restarted})
+
+    @property
+    def app_pid(self) -> int | None:
+        """The app's process id inside the container (from its last answer)."""
+        return self._pid
 
     def read_output(self, name: str) -> bytes | None:
         """``cat`` the output file inside the container."""

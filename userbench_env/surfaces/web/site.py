@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import subprocess
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -57,7 +58,8 @@ class Site:
         return (self.root / self.entry).read_text(encoding="utf-8")
 
     def _start_server(self, command: list[str]) -> None:
-        """Start the task's page server in its site folder; it prints ``{"port": N}`` first."""
+        """Start the task's page server in its site folder; it prints ``{"port": N}`` first
+        (the rest of its output is drained and dropped)."""
         self._server = subprocess.Popen(command, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                         text=True)
         assert self._server.stdout is not None
@@ -68,6 +70,7 @@ class Site:
             self.close()
             raise RuntimeError(f"page server {command} did not print its port as JSON: {first!r}") from exc
         self.server_origin = f"http://127.0.0.1:{port}"
+        threading.Thread(target=self._server.stdout.read, name="page-server-drain", daemon=True).start()
 
     async def handle(self, route: Any) -> None:
         """Playwright route handler: serve our origin, pass the page server, abort the rest."""

@@ -1,0 +1,120 @@
+"""Each rule check on real tasks, real tool results and hand-written user turns (violating and faithful)."""
+from __future__ import annotations
+
+import pytest
+
+from userbench_env.core.messages import ToolCall
+from userbench_env.domains import make_world
+from userbench_env.fidelity import RuleTracker, episode_verdict, task_criteria, ufs_summary
+from userbench_env.fidelity.text import device_states, identifiers
+from userbench_env.tasks import load_task
+
+
+def _setup(domain: str, task_id: str):
+    task = load_task(domain, task_id, source="tau2")
+    return task, make_world(domain, "tau2", task), RuleTracker(task_criteria(task))
+
+
+def _user_call(world, tracker, turn: int, name: str, arguments: dict | None = None) -> str:
+    call = ToolCall(name=name, arguments=arguments or {}, requestor="user")
+    result = world.execute(call)
+    tracker.tool_call(turn, call, result)
+    return result.content
+
+
+def _verdict(tracker: RuleTracker, mode: str) -> str:
+    return next(v["verdict"] for v in tracker.verdicts() if v["mode"] == mode)
+
+
+def test_text_readings():
+    assert device_states("Airplane Mode: OFF\nMobile Data Enabled: No\nWi-Fi Radio: ON") == [
+        ("airplane mode", "off"), ("mobile data", "off"), ("wifi", "on")]
+    assert device_states("I turned on roaming.") == [("roaming", "on")]
+    assert identifiers("Order #W1234567, reservation ZX9QK2, mail a.b@c.com, user id mia_li_3668") == [
+        "#w1234567", "zx9qk2", "a.b@c.com", "mia_li_3668"]
+
+
+def test_claiming_an_action_without_the_tool_call_fails_and_after_it_passes():
+    _, world, tracker = _setup("telecom", load_tasks_first_telecom())
+    tracker.agent_text(1, "Could you please run toggle_airplane_mode on your side?")
+    assert tracker.user_text(1, "Done! I toggled airplane mode.") == ["groundedness/unexecuted_action",
+                                                                        "missed_information/skipped_action"]
+    tracker.agent_text(2, "Could you please run reboot_device on your side?")
+    _user_call(world, tracker, 2, "reboot_device")
+    assert tracker.user_text(2, "I restarted the phone, it is back on.") == []
+    events = [(e["mode"], e["turn"]) for e in tracker.events()]
+    assert ("claims_unexecuted_action", 1) in events and ("skips_requested_action", 1) in events
+
+
+def test_a_claim_the_device_state_contradicts_fails():
+    _, world, tracker = _setup("telecom", load_tasks_first_telecom())
+    tracker.agent_text(1, "Please run toggle_airplane_mode on your side.")
+    shown = _user_call(world, tracker, 1, "toggle_airplane_mode")
+    state = "on" if "Airplane Mode is now ON" in shown else "off"
+    wrong = "off" if state == "on" else "on"
+    assert tracker.user_text(1, f"I did that. Here is what it showed: {shown}") == []
+    assert _verdict(tracker, "unsupported_device_state") == "pass"
+    tracker.agent_text(2, "Please run toggle_airplane_mode on your side.")
+    _user_call(world, tracker, 2, "toggle_airplane_mode")  # flips it back
+    # the tool ran, but the claimed state contradicts its result
+    assert tracker.user_text(2, f"I turned {state} airplane mode again, all good.") == [
+        "groundedness/unexecuted_action", "groundedness/device_state"]
+    _, world, tracker = _setup("telecom", load_tasks_first_telecom())
+    tracker.agent_text(1, "What does your phone show?")
+    assert tracker.user_text(1, f"My phone shows airplane mode is {wrong.upper()}.") == ["groundedness/device_state"]
+
+
+def test_invented_identifiers_fail_and_heard_ones_pass():
+    task, _, tracker = _setup("retail", "0")
+    tracker.agent_text(1, "Which order? I see #W2378156 on your account.")
+    assert tracker.user_text(1, "Yes, #W2378156 please.") == []
+    assert tracker.user_text(1, "And also #W9999999.") == ["groundedness/invented_information"]
+
+
+def test_premature_stop_fails_before_the_goal_and_passes_after():
+    task, world, tracker = _setup("airline", "7")
+    tracker.agent_text(1, "Can I help with anything else?")
+    assert tracker.user_text(1, "No thanks. ###STOP###") == ["goal_deviation/premature_stop"]
+    task, world, tracker = _setup("airline", "7")
+    for action in task.gold_actions:
+        call = ToolCall(name=action.name, arguments=action.arguments, requestor="assistant")
+        tracker.tool_call(1, call, world.execute(call))
+    assert tracker.user_text(2, "Thanks! ###STOP###") == []
+    assert _verdict(tracker, "premature_stop") == "pass"
+
+
+def test_unprompted_transfer_and_withholding():
+    _, _, tracker = _setup("airline", "7")
+    assert tracker.user_text(0, "###TRANSFER###") == ["goal_deviation/unprompted_transfer"]
+    _, _, tracker = _setup("airline", "7")
+    tracker.agent_text(1, "Could you please tell me your user id?")
+    assert tracker.user_text(1, "I'm sorry, I don't know my user id.") == ["missed_information/withholds/user_id"]
+    _, _, tracker = _setup("airline", "7")
+    tracker.agent_text(1, "Could you please tell me your user id?")
+    assert tracker.user_text(1, "Sure, it is daiki_muller_1116.") == []
+    assert _verdict(tracker, "withholds_requested_info") == "pass"
+
+
+def test_reciting_the_scenario_fails_but_one_sentence_does_not():
+    task, _, tracker = _setup("airline", "7")
+    assert tracker.user_text(0, "Hi. " + task.blueprint.instructions.split("\n")[0]) == []
+    assert "premature_disclosure/dumps_blueprint" in tracker.user_text(1, task.blueprint.instructions)
+
+
+def test_scoring_reports_ufs_over_decided_episodes():
+    fail = [{"family": "groundedness", "verdict": "fail"}, {"family": "goal_deviation", "verdict": "pass"}]
+    ok = [{"family": "groundedness", "verdict": "pass"}]
+    none = [{"family": "groundedness", "verdict": "not_applicable"}]
+    pending = [{"family": "groundedness", "verdict": "pass"}, {"family": "goal_deviation", "verdict": "pending"}]
+    error = [{"family": "groundedness", "verdict": "pass"}, {"family": "goal_deviation", "verdict": "error"}]
+    assert episode_verdict(error) == (None, {})
+    summary = ufs_summary([{"criteria": c} for c in (fail, ok, ok, none, pending, error)] + [{"criteria": ok, "error": "x"}])
+    assert summary["ufs"] == pytest.approx(2 / 3) and summary["scored"] == 3
+    assert (summary["no_applicable"], summary["undecided"], summary["excluded"]) == (1, 2, 1)
+    assert summary["failures_per_family"]["groundedness"] == 1 and summary["failures_per_family"]["missed_information"] == 0
+
+
+def load_tasks_first_telecom() -> str:
+    from userbench_env.tasks import load_tasks
+
+    return load_tasks("telecom", source="tau2", split="base")[0].id
