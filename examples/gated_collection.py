@@ -1,7 +1,7 @@
 """Collect rollouts for training, dropping those whose simulated user broke its contract.
 
 A tiny policy (a plain function) asks for the user's id, then closes the conversation.
-The user is perturbed: half its turns volunteer information nobody asked for, which
+The user is perturbed: a fifth of its turns volunteer information nobody asked for, which
 the fidelity rule checks catch; the gate rejects those rollouts and counts them.
 
     python examples/gated_collection.py --episodes 16
@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     result = collect(
         "UserBench/Airline-v0", tiny_policy, episodes=args.episodes, concurrency=8, gate="ufs",
-        env_kwargs={"user_proxy": "perturbed:volunteers_unasked_info@0.5+scripted"},
+        env_kwargs={"user_proxy": "perturbed:volunteers_unasked_info@0.2+scripted"},
     )
     print(f"kept {len(result.records)} rollouts, rejected {result.rejected} by the fidelity gate, "
           f"{len(result.errors)} infrastructure errors")

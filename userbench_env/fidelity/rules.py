@@ -25,12 +25,13 @@ from userbench_env.fidelity.text import (
     DENIAL,
     GENERIC_CLAIM,
     ToolMentions,
+    asked_kinds,
+    asks,
     claimed_actions,
     device_states,
     identifiers,
     normalize,
 )
-from userbench_env.tasks.extract import is_question, requested_kinds
 
 Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
 
@@ -111,7 +112,7 @@ class PrematureDisclosure(Rule):
         self._decided: set[str] = set()
 
     def agent_text(self, turn: int, text: str) -> None:
-        kinds = requested_kinds(text)
+        kinds = asked_kinds(text)
         for cid, kind, _ in self._watch:
             if kind in kinds and kind not in self._asked and cid not in self._decided:
                 self.outcomes[cid] = Outcome("pass", turn)
@@ -207,7 +208,7 @@ class _Requests(Rule):
 
     def agent_text(self, turn: int, text: str) -> None:
         self._clock += 1
-        self.requested = self._mentions.find(text) if is_question(text) else set()
+        self.requested = self._mentions.find(text) if asks(text) else set()
         for name in self.requested:
             self.requested_at[name] = self._clock
         self.calls_since_agent = []
@@ -380,7 +381,7 @@ class Withholding(Rule):
         self._asked: frozenset[str] = frozenset()
 
     def agent_text(self, turn: int, text: str) -> None:
-        self._asked = requested_kinds(text)
+        self._asked = asked_kinds(text)
 
     def user_text(self, turn: int, text: str) -> list[str]:
         asked, self._asked = self._asked, frozenset()

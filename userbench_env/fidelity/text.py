@@ -7,13 +7,32 @@
 * :func:`device_states`: (feature, on/off) pairs a text asserts about a phone;
 * :func:`claimed_actions`: which user tools a first-person claim says were used;
 * :class:`ToolMentions`: which of a set of tool names a text mentions (agent requests).
+
+Readings of message text are memoized (small LRU caches keyed by the text): several
+rules read the same message, and the tracker runs in every ``step()``.
 """
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
+from userbench_env.tasks.extract import is_question, requested_kinds
+
+_CACHE = 256
+
+
+@lru_cache(maxsize=_CACHE)
+def asked_kinds(text: str) -> frozenset[str]:
+    """:func:`~userbench_env.tasks.extract.requested_kinds`, memoized."""
+    return requested_kinds(text)
+
+
+@lru_cache(maxsize=_CACHE)
+def asks(text: str) -> bool:
+    """:func:`~userbench_env.tasks.extract.is_question`, memoized."""
+    return is_question(text)
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -23,6 +42,7 @@ _PERSON = {"you": "p", "your": "p", "yours": "p", "yourself": "p", "i": "p", "my
 MIN_SENTENCE_TOKENS = 6
 
 
+@lru_cache(maxsize=_CACHE)
 def normalize(text: str) -> str:
     """Lower-case tokens with first/second-person words merged, space-joined and space-padded."""
     return " " + " ".join(_PERSON.get(t, t) for t in _TOKEN.findall(text.lower())) + " "
@@ -56,26 +76,32 @@ _IDENTIFIER = re.compile(
     r"|\b[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,5}\b"  # user id
     r"|\b(?:credit_card|gift_card|paypal|certificate|debit_card|bank_account)_\d+\b"  # payment method ids
     r"|\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b"  # phone number
-    r"|\b(?=[A-Z0-9]{6}\b)(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{6}\b"  # reservation-style code
+    r"|\b[A-Z0-9]{6}\b"  # reservation-style code (letters and digits, checked below)
 )
 
 
-def identifiers(text: str) -> list[str]:
+def _is_identifier(token: str) -> bool:
+    if len(token) == 6 and token.isalnum():
+        return any(c.isdigit() for c in token) and any(c.isalpha() for c in token)
+    return True
+
+
+@lru_cache(maxsize=_CACHE)
+def identifiers(text: str) -> tuple[str, ...]:
     """Id-shaped tokens in ``text`` (see the module docstring), lower-cased, in order."""
-    return [m.group(0).lower().strip("() ") for m in _IDENTIFIER.finditer(text)]
+    return tuple(m.group(0).lower().strip("() ") for m in _IDENTIFIER.finditer(text) if _is_identifier(m.group(0)))
 
 
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
 _FEATURES = r"(airplane mode|mobile data|data roaming|roaming|wi-?fi calling|wi-?fi|data saver(?: mode)?|vpn)"
 _ON = {"on", "yes", "enabled", "connected", "active"}
-_STATE = re.compile(
-    _FEATURES + r"(?:\s+(?:radio|mode|enabled|status|switch|setting))?\s*(?::|is now|is|was|now|turned|switched)?\s*"
+_FEATURE = re.compile(_FEATURES, re.I)
+_STATE_AFTER = re.compile(
+    r"(?:\s+(?:radio|mode|enabled|status|switch|setting))?\s*(?::|is now|is|was|now|turned|switched)?\s*"
     r"(?:turned\s+|switched\s+|set\s+to\s+)?\b(on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
     re.I,
 )
-_VERB_STATE = re.compile(
-    r"\b(?:turned|switched|toggled|set)\s+(on|off)\s+(?:the\s+|my\s+)?" + _FEATURES + r"\b", re.I
-)
+_VERB_BEFORE = re.compile(r"\b(?:turned|switched|toggled|set)\s+(on|off)\s+(?:the\s+|my\s+)?$", re.I)
 
 
 def _feature(name: str) -> str:
@@ -83,11 +109,19 @@ def _feature(name: str) -> str:
     return "data saver" if name.startswith("data saver") else name
 
 
-def device_states(text: str) -> list[tuple[str, str]]:
-    """(feature, ``on``/``off``) pairs ``text`` asserts ("Airplane Mode: OFF", "I turned on roaming")."""
-    pairs = [(_feature(m.group(1)), "on" if m.group(2).lower() in _ON else "off") for m in _STATE.finditer(text)]
-    pairs += [(_feature(m.group(2)), m.group(1).lower()) for m in _VERB_STATE.finditer(text)]
-    return pairs
+@lru_cache(maxsize=_CACHE)
+def device_states(text: str) -> tuple[tuple[str, str], ...]:
+    """(feature, ``on``/``off``) pairs ``text`` asserts ("Airplane Mode: OFF", "I turned on roaming"),
+    stated states first, then states set by a verb before the feature."""
+    stated, verbs = [], []
+    for m in _FEATURE.finditer(text):
+        after = _STATE_AFTER.match(text, m.end())
+        if after is not None:
+            stated.append((_feature(m.group(1)), "on" if after.group(1).lower() in _ON else "off"))
+        before = _VERB_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+        if before is not None:
+            verbs.append((_feature(m.group(1)), before.group(1).lower()))
+    return tuple(stated + verbs)
 
 
 #: Words in user tool names that mark a device feature (enables the device-state criterion).
@@ -118,27 +152,36 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 GENERIC_CLAIM = re.compile(r"\bi(?:'ve| have)? (?:just )?(?:done|did) (?:that|it|this|so)\b|\ball done\b|^\s*done\b", re.I)
 
 
+_CLAIM_START = re.compile(r"\bi(?:'ve| have)? ", re.I)
+
+
+@lru_cache(maxsize=_CACHE)
+def _claims(text: str) -> frozenset[str]:
+    if _CLAIM_START.search(text) is None:
+        return frozenset()
+    return frozenset(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
+
+
 def claimed_actions(text: str, tools: Iterable[str]) -> set[str]:
     """The tools among ``tools`` that a first-person claim in ``text`` says were used."""
-    offered = set(tools)
-    found: set[str] = set()
-    for pattern, performers in _CLAIMS:
-        if offered.intersection(performers) and pattern.search(text):
-            found.update(t for t in performers if t in offered)
-    return found
+    return set(_claims(text).intersection(tools))
+
+
+@lru_cache(maxsize=16)
+def _mention_pattern(tools: tuple[str, ...]) -> tuple[dict[str, str], re.Pattern[str] | None]:
+    forms = {}
+    for name in tools:
+        forms[name.lower()] = name
+        forms[name.lower().replace("_", " ")] = name
+    alternation = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return forms, (re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if forms else None)
 
 
 class ToolMentions:
-    """Finds which of ``tools`` a text names (as written or with spaces for underscores)."""
+    """Finds which of ``tools`` a text mentions (as written or with spaces for underscores)."""
 
     def __init__(self, tools: Iterable[str]):
-        forms = {}
-        for name in tools:
-            forms[name.lower()] = name
-            forms[name.lower().replace("_", " ")] = name
-        self._forms = forms
-        alternation = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
-        self._pattern = re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if forms else None
+        self._forms, self._pattern = _mention_pattern(tuple(sorted(set(tools))))
 
     def find(self, text: str) -> set[str]:
         """The tool names mentioned in ``text``."""

@@ -27,7 +27,7 @@ from userbench_env.surfaces.tasks import SurfaceTask, errand_text
 from userbench_env.surfaces.web.actions import (
     ACTION_HELP, SCROLL_PX, Click, Done, InvalidAction, Scroll, Select, Type, describe, parse_action,
 )
-from userbench_env.surfaces.web.snapshot import REFS_PROP, SNAPSHOT_JS, Snapshot, parse_snapshot
+from userbench_env.surfaces.web.snapshot import CLICK_TARGET_JS, REFS_PROP, SNAPSHOT_JS, Snapshot, parse_snapshot
 
 VIEWPORT = {"width": 1280, "height": 900}
 _INSTRUCTION_HEADING = re.compile(r"\A#\s*Instruction\s*\n")
@@ -248,7 +248,10 @@ class WebBackend:
             return f"failed: [{action.ref}] is no longer on the page"
         try:
             if isinstance(action, Click):
-                await element.click(timeout=self.action_timeout_ms)
+                target = await page.evaluate(CLICK_TARGET_JS, action.ref)
+                if "error" in target:
+                    return f"failed: [{action.ref}] {target['error']}"
+                await page.mouse.click(target["x"], target["y"])
             elif isinstance(action, Type):
                 await element.fill(action.text, timeout=self.action_timeout_ms)
             else:

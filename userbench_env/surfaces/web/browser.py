@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import os
 import shutil
 import threading
@@ -72,7 +73,11 @@ class BrowserHost:
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = 120.0) -> T:
         """Run ``coro`` on the browser's loop and return its result (re-raising its error)."""
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)
+        return self.submit(coro).result(timeout)
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Start ``coro`` on the browser's loop without waiting; returns its future."""
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     @property
     def alive(self) -> bool:

@@ -152,6 +152,29 @@ SNAPSHOT_JS = r"""
 """.replace("__REFS__", REFS_PROP)
 
 
+#: page-side hit test for a click on ref ``i``: scrolls it into view if needed, then
+#: returns its centre, or why a user could not click it there
+CLICK_TARGET_JS = r"""
+(i) => {
+  const el = (window.__REFS__ || [])[i - 1];
+  if (!el || !el.isConnected) return {error: 'is no longer on the page'};
+  let r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) return {error: 'is not visible'};
+  if (r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) {
+    el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+    r = el.getBoundingClientRect();
+  }
+  const x = r.left + r.width / 2, y = r.top + r.height / 2, hit = document.elementFromPoint(x, y);
+  const mine = hit && (hit === el || el.contains(hit) || Array.from(el.labels || []).some(l => l.contains(hit)));
+  if (!mine) {
+    const what = hit ? (hit.innerText || '').replace(/\s+/g, ' ').trim().slice(0, 60) : '';
+    return {error: 'is covered by another element' + (what ? ' ("' + what + '")' : '')};
+  }
+  return {x, y};
+}
+""".replace("__REFS__", REFS_PROP)
+
+
 class Control(BaseModel):
     """One numbered control: kind, label, item context, state and viewport box."""
 
