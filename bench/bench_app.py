@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _util import median_time, table  # noqa: E402
+from _util import median_time, table
 
 TASK = "lstyle-diet-type-app"
 

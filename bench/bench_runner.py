@@ -42,6 +42,7 @@ from userbench_env.runner.writer import StoreWriter  # noqa: E402
 from userbench_env.tasks import load_tasks  # noqa: E402
 
 LATENCY = 0.1
+FREE = {"openai/local-user": {"input": 0, "output": 0}}
 DOMAIN = "airline"
 
 
@@ -77,17 +78,21 @@ def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, ou
     def make_env(_cell: Any) -> ConversationEnv:
         return ConversationEnv(DOMAIN, "bundled", split=None, user_proxy=make_proxy())
 
-    async def sink(record: dict[str, Any]) -> None:
+    def sink(record: dict[str, Any]) -> None:
         nonlocal replies
         if record["error"]:
             raise RuntimeError(record["error"])
         replies += sum(1 for m in record["messages"] if m["role"] == "user")
-        await writer.write(record)
+        writer.submit(record)
+
+    async def main() -> None:
+        await run_jobs(jobs, make_env, concurrency, sink)
+        await writer.drain()
 
     jobs = [Job(EpisodeMeta(key=f"{i}", task_id=tasks[i % len(tasks)].id, options={"task_id": tasks[i % len(tasks)].id}),
                 "cell", agent_factory("scripted")) for i in range(episodes)]
     cpu, start = time.process_time(), time.perf_counter()
-    asyncio.run(run_jobs(jobs, make_env, concurrency, sink))
+    asyncio.run(main())
     return time.perf_counter() - start, replies, time.process_time() - cpu
 
 
@@ -128,7 +133,7 @@ def main() -> None:
             try:
                 def llm() -> LLMUserProxy:
                     return LLMUserProxy("openai/local-user", base_url=base_url, api_key="sk-local", max_retries=2,
-                                        backoff=0.05, timeout=120, price_override={"openai/local-user": {"input": 0, "output": 0}})
+                                        backoff=0.05, timeout=120, price_override=FREE)
                 rows += series("litellm HTTP 100 ms", llm, levels, args.per_slot, Path(tmp))
             finally:
                 proc.terminate()

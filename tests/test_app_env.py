@@ -80,10 +80,10 @@ def test_dead_app_is_restarted(env):
     before = runtime.restarts
     os.kill(runtime.app_pid, signal.SIGKILL)
     runtime.app.wait()
-    obs, reward, terminated, _, info = env.step(json.dumps({"type": "wait", "seconds": 0}))
+    obs, _, terminated, _, _ = env.step(json.dumps({"type": "wait", "seconds": 0}))
     assert not terminated and runtime.restarts == before + 1
     assert "started again" in obs["text"] and "0 selected" in obs["text"]
-    reward, episode = finish(env, ScriptedAppPlayer(task, hold=True), obs)
+    _reward, episode = finish(env, ScriptedAppPlayer(task, hold=True), obs)
     assert episode["status"] == "pass"
 
 
@@ -91,7 +91,7 @@ def test_invalid_actions_are_reported_on_the_same_screen(env):
     obs, _ = env.reset(options={"task_id": SINGLE})
     for action, reason in (("click there", "not JSON"), ('{"type": "click", "x": 5000, "y": 3}', "off the"),
                            ('{"type": "fly"}', "type"), ('{"type": "type"}', "non-empty text")):
-        after, reward, terminated, truncated, info = env.step(action)
+        after, reward, terminated, _truncated, info = env.step(action)
         assert reason in after["text"] and not terminated and reward == 0.0
         assert (after["image"] == obs["image"]).all()
     assert info["invalid_actions"] == 4
@@ -113,16 +113,28 @@ def test_basket_limits_typing_and_hidden_labels(env):
     note = next(line for line in obs["text"].splitlines() if line.startswith("- textbox"))
     x, y = note.rsplit("(", 1)[1].rstrip(")").split(", ")
     env.step(json.dumps({"type": "click", "x": int(x), "y": int(y)}))
-    obs, *_ = env.step(json.dumps({"type": "type", "text": "no rush"}))
+    obs, *_ = env.step(json.dumps({"type": "type", "text": "no rushh"}))
+    assert 'containing "no rushh"' in obs["text"]
+    obs, *_ = env.step(json.dumps({"type": "key", "keys": "BackSpace"}))
     assert 'containing "no rush"' in obs["text"]
-    obs, reward, terminated, _, info = env.step(click(obs["text"], label=task.app.submit_label))
+    obs, _reward, terminated, _, info = env.step(click(obs["text"], label=task.app.submit_label))
     assert terminated and info["episode"]["artifact"]["note"] == "no rush"
     assert len(info["episode"]["artifact"][task.app.list_key]) == task.app.max_picks
 
 
+def test_clicking_the_same_add_button_twice_removes_the_row(env):
+    obs, _ = env.reset(options={"task_id": SINGLE})
+    name = env.unwrapped.tasks[SINGLE].app.items[2].name
+    action = click(obs["text"], name)
+    obs, *_ = env.step(action)
+    assert "1 selected" in obs["text"] and f"• {name}" in obs["text"]
+    obs, *_ = env.step(action)  # same pixel again
+    assert "0 selected" in obs["text"] and f"• {name}" not in obs["text"]
+
+
 def test_done_without_submitting_is_an_error(env):
     env.reset(options={"task_id": SINGLE})
-    obs, reward, terminated, truncated, info = env.step('{"type": "done"}')
+    _obs, reward, terminated, _truncated, info = env.step('{"type": "done"}')
     assert terminated and reward == 0.0
     assert info["episode"]["status"] == "error" and "no artifact" in info["episode"]["error"]
 
@@ -142,7 +154,7 @@ def test_apb_quickbite_task_runs_on_our_app(apb_sample):
     try:
         outcomes = {}
         for hold in (True, False):
-            obs, info = env.reset()
+            obs, _info = env.reset()
             assert "QuickBite" in obs["text"] and "Place order" in obs["text"]
             outcomes[hold] = finish(env, ScriptedAppPlayer(task, hold), obs)[1]
         assert outcomes[True]["status"] == "pass"

@@ -27,11 +27,11 @@ def _verdict(tracker: RuleTracker, mode: str) -> str:
 
 
 def test_text_readings():
-    assert device_states("Airplane Mode: OFF\nMobile Data Enabled: No\nWi-Fi Radio: ON") == [
-        ("airplane mode", "off"), ("mobile data", "off"), ("wifi", "on")]
-    assert device_states("I turned on roaming.") == [("roaming", "on")]
-    assert identifiers("Order #W1234567, reservation ZX9QK2, mail a.b@c.com, user id mia_li_3668") == [
-        "#w1234567", "zx9qk2", "a.b@c.com", "mia_li_3668"]
+    assert device_states("Airplane Mode: OFF\nMobile Data Enabled: No\nWi-Fi Radio: ON") == (
+        ("airplane mode", "off"), ("mobile data", "off"), ("wifi", "on"))
+    assert device_states("I turned on roaming.") == (("roaming", "on"),)
+    assert identifiers("Order #W1234567, reservation ZX9QK2, mail a.b@c.com, user id mia_li_3668, flight HAT045, SEA") == (
+        "#w1234567", "zx9qk2", "a.b@c.com", "mia_li_3668", "hat045")
 
 
 def test_claiming_an_action_without_the_tool_call_fails_and_after_it_passes():
@@ -53,6 +53,8 @@ def test_a_claim_the_device_state_contradicts_fails():
     state = "on" if "Airplane Mode is now ON" in shown else "off"
     wrong = "off" if state == "on" else "on"
     assert tracker.user_text(1, f"I did that. Here is what it showed: {shown}") == []
+    assert _verdict(tracker, "unsupported_device_state") == "not_applicable"  # a verbatim quote is set aside
+    assert tracker.user_text(1, f"So airplane mode is now {state}.") == []
     assert _verdict(tracker, "unsupported_device_state") == "pass"
     tracker.agent_text(2, "Please run toggle_airplane_mode on your side.")
     _user_call(world, tracker, 2, "toggle_airplane_mode")  # flips it back

@@ -107,7 +107,8 @@ def test_report_cli_json_and_text_and_latest_record_wins(tmp_path, capsys) -> No
     for r in records():
         store.append(r)
     # a retried error supersedes its errored record (same key)
-    fixed = dict(records()[14], error=None, reward=1, ufs_pass=True, criteria=[{"family": "premature_disclosure", "verdict": "pass"}])
+    fixed = dict(records()[14], error=None, reward=1, ufs_pass=True,
+                 criteria=[{"family": "premature_disclosure", "verdict": "pass"}])
     store.append(fixed)
     assert main(["report", str(store.path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)

@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from userbench_env.runner.evaluation import EvalConfig, plan, run_eval
 from userbench_env.runner.store import EpisodeStore
 
@@ -81,3 +83,42 @@ def test_retry_errors_reruns_only_infrastructure_errors(tmp_path) -> None:
     latest = store.latest()
     assert latest[broken["key"]]["error"] is None and latest[broken["key"]]["reward"] == 1.0
     assert len(list(store.records())) == 6  # 4 + the error + its retry; the history stays
+
+
+def test_group_commit_writes_every_submitted_record_once_and_reports_failures(tmp_path) -> None:
+    import asyncio
+
+    from userbench_env.runner.writer import StoreWriter
+
+    async def burst(writer: StoreWriter, n: int) -> None:
+        for i in range(n):
+            writer.submit({"key": f"k{i}"})
+        await writer.write({"key": "last"})
+        await writer.drain()
+
+    store = EpisodeStore(tmp_path / "runs.jsonl")
+    asyncio.run(burst(StoreWriter(store), 50))
+    assert [r["key"] for r in store.records()] == [f"k{i}" for i in range(50)] + ["last"]
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder", encoding="utf-8")
+
+    async def failing() -> None:
+        writer = StoreWriter(EpisodeStore(blocker / "runs.jsonl"))
+        for i in range(3):
+            writer.submit({"key": f"k{i}"})
+        await writer.drain()
+
+    with pytest.raises(OSError):
+        asyncio.run(failing())
+
+
+def test_running_stats_exclude_errors_from_rates() -> None:
+    from userbench_env.runner.progress import RunningStats
+
+    stats = RunningStats()
+    for record in ({"reward": 1.0, "ufs_pass": True, "user_cost_usd": 0.5}, {"reward": 0.0, "ufs_pass": False},
+                   {"reward": 1.0, "ufs_pass": None, "user_cost_usd": 0.25},
+                   {"reward": 0.0, "error": "ProxyError: down", "user_cost_usd": 0.25}):
+        stats.add(record)
+    assert (stats.episodes, stats.errors, stats.r_tau, stats.ufs, stats.cost) == (3, 1, 2 / 3, 1 / 2, 1.0)
+    assert stats.postfix() == {"R_tau": "0.667", "UFS": "0.500", "cost": "$1.0000", "errors": "1"}

@@ -5,10 +5,10 @@ outside the site folder are never served; a task's declared page server works.""
 from __future__ import annotations
 
 import http.server
-import json
 import sys
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -36,9 +36,9 @@ ws.onerror = () => { window.__net.ws = 'closed'; };
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
-    hits: list[str] = []
+    hits: ClassVar[list[str]] = []
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         type(self).hits.append(self.path)
         self.send_response(200)
         self.send_header("Access-Control-Allow-Origin", "*")

@@ -159,6 +159,15 @@ def test_step_cap(tmp_path: Path) -> None:
         backend.close()
 
 
+def test_click_on_a_covered_control_fails(tmp_path: Path, backend: WebBackend) -> None:
+    task = _task(tmp_path)
+    (Path(task.web.site) / "index.html").write_text(
+        '<title>Veil</title><button>Under</button><div style="position:fixed;inset:0;background:#0004">Modal veil</div>')
+    backend.reset(task, None, 0)
+    result = backend.step('{"action": "click", "ref": 1}')
+    assert _last(result.observation) == '1. click [1] -> failed: [1] is covered by another element ("Modal veil")'
+
+
 @pytest.mark.parametrize("reply", ["no json here", '{"action": "click"}', '{"action": "scroll", "direction": "left"}',
                                    '{"action": "click", "ref": 0}', "[1, 2]"])
 def test_unusable_replies_are_invalid(reply: str) -> None:
@@ -173,13 +182,13 @@ def test_first_valid_object_wins() -> None:
 def test_screenshot_observation_and_check_env(tmp_path: Path) -> None:
     env = gym.make("UserBench/Web-v0", tasks=[_task(tmp_path)], surface_options={"screenshot": True})
     try:
-        obs, info = env.reset(seed=0)
+        obs, _ = env.reset(seed=0)
         assert isinstance(env.observation_space, gym.spaces.Dict)
         assert env.observation_space.contains(obs)
         image = obs["image"]
         assert image.shape == (900, 1280, 3) and image.dtype == np.uint8
         control = env.unwrapped.backend.snapshot.controls[1]  # [2] button "Add"
-        x, y, w, h = (int(round(v)) for v in control.box)
+        x, y, _, h = (round(v) for v in control.box)
         assert tuple(image[y + h // 2, x]) == (0, 130, 200)  # the box outline in the colour of mark 2
         assert "Add" in obs["text"]
         obs, *_ = env.step('{"action": "scroll", "direction": "down"}')

@@ -72,3 +72,31 @@ def test_four_episodes_in_async_vector_env() -> None:
     assert [results[i]["task_id"] for i in range(4)] == list(TASKS)
     assert [results[i]["status"] for i in range(4)] == ["pass", "fail", "pass", "fail"]
     assert sorted(owners) == sorted(workers)  # exactly one browser per worker process
+
+
+def test_env_runs_inside_an_event_loop_and_from_threads() -> None:
+    """The browser lives on its own thread, so envs work inside a running asyncio loop
+    (the episode runner's) and from several threads sharing the one browser."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from userbench_env.surfaces.players import run_episode
+    from userbench_env.surfaces.web.browser import get_browser
+
+    tasks = {t.id: t for t in load_surface_tasks("web") if t.id in TASKS}
+
+    def play(task_id: str, hold: bool) -> str:
+        env = gym.make("UserBench/Web-v0", task_id=task_id)
+        try:
+            return run_episode(env, ScriptedWebPlayer(tasks[task_id], hold=hold), seed=0)["episode"]["status"]
+        finally:
+            env.close()
+
+    async def inside_loop() -> str:
+        return play(TASKS[0], True)
+
+    assert asyncio.run(inside_loop()) == "pass"
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        statuses = list(pool.map(play, TASKS[1:], (True, False, True)))
+    assert statuses == ["pass", "fail", "pass"]
+    assert get_browser() is get_browser()  # one browser for the whole process

@@ -19,7 +19,6 @@ import inspect
 import json
 import re
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Callable, ClassVar, Literal, get_type_hints
 
 from userbench_env.core.messages import ToolResult

@@ -140,7 +140,30 @@ class DumpsBlueprint(Rule):
 
     name = "dumps_blueprint"
 
+    def __init__(self, criteria: list[Criterion]):
+        super().__init__(criteria)
+        # gate: a recited sentence's longest word occurs in the text (lower-cased), so a text
+        # holding fewer than `minimum` such words cannot recite enough and is not normalized
+        self._keys = {c.id: [max((t for t in s.split() if t not in ("p", "be")), key=len, default="")
+                             for s in c.params["sentences"]] for c in criteria}
+        # and a text shorter than 3/4 of its `minimum` shortest sentences cannot recite them
+        # (normalizing grows a text by at most one character per "'m")
+        self._shortest = min(
+            (sum(sorted(len(s) for s in c.params["sentences"])[: int(c.params.get("minimum", 2))]) for c in criteria),
+            default=0,
+        ) * 3 // 4
+
     def user_text(self, turn: int, text: str) -> list[str]:
+        if len(text) < self._shortest:
+            for c in self.criteria:
+                self.passed(c.id, turn)
+            return []
+        lowered = text.lower()
+        if all(sum(k in lowered for k in keys) < int(c.params.get("minimum", 2))
+               for c, keys in zip(self.criteria, self._keys.values())):
+            for c in self.criteria:
+                self.passed(c.id, turn)
+            return []
         said = normalize(text)
         failed = []
         for c in self.criteria:
@@ -160,16 +183,20 @@ class _Heard(Rule):
     def __init__(self, criteria: list[Criterion]):
         super().__init__(criteria)
         self._heard = [str(c.params.get("scenario", "")).lower() for c in criteria[:1]]
+        self._unread: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
-        self._heard.append(text.lower())
+        self._unread.append(text)
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         if call.requestor == "user":
-            self._heard.append(result.content.lower())
+            self._unread.append(result.content)
 
     def heard(self, token: str) -> bool:
         """True when ``token`` (lower-case) occurs in something the user heard."""
+        if self._unread:  # lower-cased only when first needed
+            self._heard.extend(chunk.lower() for chunk in self._unread)
+            self._unread = []
         return any(token in chunk for chunk in self._heard)
 
 
@@ -193,7 +220,11 @@ class InventedInformation(_Heard):
 
 class _Requests(Rule):
     """Tracks which user tools the agent asked for (by name, in its latest text) and
-    which user tools ran since; ``params["tools"]`` are the user's tool names."""
+    which user tools ran since; ``params["tools"]`` are the user's tool names.
+
+    Agent texts are read lazily: :meth:`resolve` reads the pending ones (each stamped
+    with the clock of its arrival, so request/call order is kept) when a rule needs them.
+    """
 
     def __init__(self, criteria: list[Criterion]):
         super().__init__(criteria)
@@ -205,13 +236,20 @@ class _Requests(Rule):
         self.requested_at: dict[str, int] = {}
         self.called_at: dict[str, int] = {}
         self._clock = 0
+        self._pending: list[tuple[int, str]] = []
 
     def agent_text(self, turn: int, text: str) -> None:
         self._clock += 1
-        self.requested = self._mentions.find(text) if asks(text) else set()
-        for name in self.requested:
-            self.requested_at[name] = self._clock
+        self._pending.append((self._clock, text))
         self.calls_since_agent = []
+
+    def resolve(self) -> None:
+        """Read the pending agent texts: ``requested`` (latest text) and ``requested_at``."""
+        for clock, text in self._pending:
+            self.requested = self._mentions.find(text) if asks(text) else set()
+            for name in self.requested:
+                self.requested_at[name] = clock
+        self._pending = []
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         if call.requestor == "user":
@@ -256,6 +294,10 @@ class UnexecutedAction(_Requests, _Observed):
 
     def user_text(self, turn: int, text: str) -> list[str]:
         claimed = claimed_actions(text, self.tools)
+        if not claimed and (GENERIC_CLAIM.search(text) is None or (
+                self.calls_since_agent and all(self.outcomes[c.id].verdict == "pass" for c in self.criteria))):
+            return []  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
+        self.resolve()
         generic = bool(self.requested) and GENERIC_CLAIM.search(text) is not None
         if not claimed and not generic:
             return []
@@ -320,8 +362,11 @@ class PrematureStop(Rule):
         self._matches = action_matches
         self._goal = {c.id: [Action.model_validate(a) for a in c.params["goal"]] for c in criteria}
         self._done: dict[str, list[bool]] = {cid: [False] * len(goal) for cid, goal in self._goal.items()}
+        self._names = {a.name for goal in self._goal.values() for a in goal}
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
+        if call.name not in self._names:
+            return
         for cid, goal in self._goal.items():
             done = self._done[cid]
             for i, action in enumerate(goal):
@@ -378,17 +423,22 @@ class Withholding(Rule):
     def __init__(self, criteria: list[Criterion]):
         super().__init__(criteria)
         self._watch = [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
-        self._asked: frozenset[str] = frozenset()
+        self._last_agent = ""
 
     def agent_text(self, turn: int, text: str) -> None:
-        self._asked = asked_kinds(text)
+        self._last_agent = text
 
     def user_text(self, turn: int, text: str) -> list[str]:
-        asked, self._asked = self._asked, frozenset()
-        if not asked:
+        last, self._last_agent = self._last_agent, ""
+        if not last:
             return []
         lowered = text.lower()
-        denies = DENIAL.search(text) is not None
+        gives = any(v in lowered for _, _, values in self._watch for v in values)
+        denies = DENIAL.search(lowered) is not None
+        # the request is read only when the answer could decide something (a value or a denial)
+        if not (gives or denies):
+            return []
+        asked = asked_kinds(last)
         failed = []
         for cid, kind, values in self._watch:
             if kind not in asked:
@@ -409,9 +459,13 @@ class SkippedAction(_Requests):
     name = "skipped_action"
 
     def user_text(self, turn: int, text: str) -> list[str]:
+        skipped = not self.calls_since_agent and "?" not in text
+        if not skipped and all(self.outcomes[c.id].verdict != "not_applicable" for c in self.criteria):
+            self._pending = []  # nothing this answer could change: the request need not be read
+            return []
+        self.resolve()
         if not self.requested:
             return []
-        skipped = not self.calls_since_agent and "?" not in text
         self.requested = set()
         failed = []
         for c in self.criteria:
@@ -422,12 +476,21 @@ class SkippedAction(_Requests):
         return failed
 
 
+#: The least length of a tool result whose verbatim copy in a user text is set aside.
+QUOTE_MIN = 20
+
+
 class RuleTracker:
     """Runs every rule criterion of one episode incrementally.
 
     ``violations`` lists failed criterion ids in the order they first failed;
     :meth:`events` every logged violation. Criteria that are not rule-checked, or name
     an unknown rule, are left for others (``pending``).
+
+    A user text is checked without the parts it copies verbatim from the user's own tool
+    results since the agent last spoke (at least :data:`QUOTE_MIN` characters): a quoted
+    result is reported evidence, grounded by construction, and need not be re-read by
+    every rule.
     """
 
     def __init__(self, criteria: Iterable[Criterion]):
@@ -439,14 +502,19 @@ class RuleTracker:
         self.rules: list[Rule] = [RULES[name](members) for name, members in groups.items()]
         self.violations: list[str] = []
         self._by_id: dict[str, Rule] = {cid: rule for rule in self.rules for cid in rule.outcomes}
+        self._results: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
         """Feed an agent text message to every rule."""
+        self._results = []
         for rule in self.rules:
             rule.agent_text(turn, text)
 
     def user_text(self, turn: int, text: str) -> list[str]:
         """Feed a user text message; returns (and records) newly failed criterion ids."""
+        for quoted in self._results:
+            if quoted in text:
+                text = text.replace(quoted, " ")
         new: list[str] = []
         for rule in self.rules:
             new.extend(rule.user_text(turn, text))
@@ -455,6 +523,8 @@ class RuleTracker:
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         """Feed an executed tool call (agent's or user's) and its result to every rule."""
+        if call.requestor == "user" and len(result.content) >= QUOTE_MIN:
+            self._results.append(result.content)
         for rule in self.rules:
             rule.tool_call(turn, call, result)
 

@@ -56,11 +56,3 @@ def digits(rng: random.Random, n: int) -> str:
     """``n`` random decimal digits (the first one non-zero)."""
     return str(rng.randint(1, 9)) + "".join(str(rng.randint(0, 9)) for _ in range(n - 1))
 
-
-def unique(rng: random.Random, make: Callable[[random.Random], str], taken: set[str]) -> str:
-    """``make(rng)`` redrawn until the value is not in ``taken``; the value is added to it."""
-    while True:
-        value = make(rng)
-        if value not in taken:
-            taken.add(value)
-            return value

@@ -10,9 +10,8 @@ reset with seed ``seed + i`` (the env draws its task from that seed unless
 from __future__ import annotations
 
 import asyncio
-from typing import Any
-
-from pydantic import BaseModel, ConfigDict, Field
+from dataclasses import dataclass, field
+from typing import Any, Iterator
 
 from userbench_env.proxies.base import UserProxy
 from userbench_env.runner.agents import agent_factory, agent_name
@@ -24,17 +23,19 @@ from userbench_env.runner.store import EpisodeStore
 from userbench_env.runner.writer import StoreWriter
 
 
-class CollectResult(BaseModel):
-    """Kept records (in episode order), the number the gate rejected, and errored records."""
+@dataclass
+class CollectResult:
+    """Kept records (in episode order), the number the gate rejected, and errored records.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    Unpacks as ``records, rejected = collect(...)``.
+    """
 
-    records: list[dict[str, Any]] = Field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     rejected: int = 0
-    errors: list[dict[str, Any]] = Field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
 
-    def __iter__(self):  # type: ignore[override]
-        """Unpack as ``records, rejected = collect(...)``."""
+    def __iter__(self) -> Iterator[Any]:
+        """Yield ``records`` then ``rejected``."""
         return iter((self.records, self.rejected))
 
 
@@ -87,12 +88,14 @@ async def acollect(
     ]
     by_key: dict[str, dict[str, Any]] = {}
 
-    async def sink(record: dict[str, Any]) -> None:
+    def sink(record: dict[str, Any]) -> None:
         by_key[record["key"]] = record
         if writer is not None:
-            await writer.write(record)
+            writer.submit(record)
 
     await run_jobs(jobs, make_env, concurrency, sink)
+    if writer is not None:
+        await writer.drain()
     result = CollectResult()
     for job in jobs:
         record = by_key[job.meta.key]

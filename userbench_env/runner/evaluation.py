@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from userbench_env.runner.agents import agent_factory
 from userbench_env.runner.engine import Job, run_jobs
-from userbench_env.runner.progress import Progress, RunningStats
+from userbench_env.runner.progress import Progress
 from userbench_env.runner.record import EpisodeMeta
 from userbench_env.runner.store import EpisodeStore, episode_key
 from userbench_env.runner.writer import StoreWriter
@@ -169,20 +169,18 @@ async def arun_eval(config: EvalConfig) -> EvalResult:
     make_agent = agent_factory(config.agent)
     jobs = [Job(meta, (meta.proxy, meta.domain), make_agent) for meta in todo]
     progress = Progress(len(jobs), enabled=config.progress)
-    stats = RunningStats()
-
     writer = StoreWriter(store)
 
-    async def sink(record: dict[str, Any]) -> None:
-        await writer.write(record)
-        stats.add(record)
-        progress.add(record)
+    def sink(record: dict[str, Any]) -> None:
+        written = writer.submit(record)  # the worker moves on; the bar counts it once on disk
+        written.add_done_callback(lambda f: progress.add(record) if not f.cancelled() and f.exception() is None else None)
 
     try:
         await run_jobs(jobs, env_factory(config), config.concurrency, sink)
+        await writer.drain()
     finally:
         progress.close()
-    return EvalResult(planned=len(metas), skipped=len(metas) - len(todo), ran=len(jobs), errors=stats.errors,
+    return EvalResult(planned=len(metas), skipped=len(metas) - len(todo), ran=len(jobs), errors=progress.stats.errors,
                       out=os.fspath(Path(config.out)))
 
 

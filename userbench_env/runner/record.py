@@ -43,8 +43,8 @@ def is_success(record: dict[str, Any]) -> bool:
 
 
 def _injections(env: Any) -> list[dict[str, Any]]:
-    found = getattr(env.user_proxy, "injections", None) or []
-    return [dict(i) if isinstance(i, dict) else dict(getattr(i, "model_dump", lambda: {"value": str(i)})()) for i in found]
+    """The ground-truth injections of a perturbed proxy (``[]`` for other proxies)."""
+    return [dict(i) for i in getattr(env.user_proxy, "injections", None) or []]
 
 
 def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: float, duration_s: float) -> dict[str, Any]:

@@ -141,8 +141,27 @@ class AirlineTools(Toolkit):
             )
         return found
 
-    def _charge_for_update(self, user_id: str, payment_id: str, amount: Any) -> dict[str, Any] | None:
-        """Check and apply the payment of a change; the payment record to log, if any."""
+    def _new_segment(self, info: FlightInfo, cabin: str, travellers: int) -> tuple[dict[str, Any], Any]:
+        """A bookable flight of an itinerary as a reservation segment, and its cabin price
+        as the DB holds it; tau2's error when the flight cannot take ``travellers``."""
+        flight = self._flight(info.flight_number)
+        day = self._available_on(info.flight_number, info.date, cabin, travellers)
+        price = day["prices"][cabin]
+        segment = ReservationFlight(
+            flight_number=info.flight_number,
+            origin=flight["origin"],
+            destination=flight["destination"],
+            date=info.date,
+            price=price,
+        ).model_dump()
+        return segment, price
+
+    def _charge_for_update(
+        self, current: dict[str, Any], reservation_id: str, payment_id: str, amount: Any
+    ) -> dict[str, Any]:
+        """Check and apply the payment of a change to reservation ``current``; the
+        reservation's writable record, with the payment logged when ``amount`` is not 0."""
+        user_id = current["user_id"]
         user = self.db["users"].peek(user_id)
         if payment_id not in user["payment_methods"]:
             raise ValueError("Payment method not found")
@@ -153,9 +172,10 @@ class AirlineTools(Toolkit):
             if method["amount"] < amount:
                 raise ValueError("Gift card balance is not enough")
             self.db["users"][user_id]["payment_methods"][payment_id]["amount"] -= amount
+        reservation = self.db["reservations"][reservation_id]
         if amount != 0:
-            return Payment(payment_id=payment_id, amount=amount).model_dump()
-        return None
+            reservation["payment_history"].append(Payment(payment_id=payment_id, amount=amount).model_dump())
+        return reservation
 
     # -- tools (alphabetical, as tau2 lists them) ----------------------------------
     @tool("write")
@@ -214,18 +234,8 @@ class AirlineTools(Toolkit):
         total = 0
         seats_taken: list[tuple[str, str]] = []
         for info in flights:
-            flight = self._flight(info.flight_number)
-            day = self._available_on(info.flight_number, info.date, cabin, len(passengers))
-            price = day["prices"][cabin]
-            reservation["flights"].append(
-                ReservationFlight(
-                    flight_number=info.flight_number,
-                    origin=flight["origin"],
-                    destination=flight["destination"],
-                    date=info.date,
-                    price=price,
-                ).model_dump()
-            )
+            segment, price = self._new_segment(info, cabin, len(passengers))
+            reservation["flights"].append(segment)
             seats_taken.append((info.flight_number, info.date))
             total += price * len(passengers)
         if insurance == "yes":
@@ -390,10 +400,7 @@ class AirlineTools(Toolkit):
         current = self._reservation(reservation_id)
         self._user(current["user_id"])
         price = BAG_FEE * max(0, nonfree_baggages - current["nonfree_baggages"])
-        payment = self._charge_for_update(current["user_id"], payment_id, price)
-        reservation = self.db["reservations"][reservation_id]
-        if payment is not None:
-            reservation["payment_history"].append(payment)
+        reservation = self._charge_for_update(current, reservation_id, payment_id, price)
         reservation["total_baggages"] = total_baggages
         reservation["nonfree_baggages"] = nonfree_baggages
         return Model(reservation)
@@ -429,23 +436,12 @@ class AirlineTools(Toolkit):
                 total += kept["price"] * travellers
                 new_flights.append(dict(kept))
                 continue
-            flight = self._flight(info.flight_number)
-            day = self._available_on(info.flight_number, info.date, cabin, travellers)
-            segment = ReservationFlight(
-                flight_number=info.flight_number,
-                origin=flight["origin"],
-                destination=flight["destination"],
-                date=info.date,
-                price=day["prices"][cabin],
-            ).model_dump()
+            segment = self._new_segment(info, cabin, travellers)[0]
             total += segment["price"] * travellers
             new_flights.append(segment)
         total -= sum(f["price"] for f in current["flights"]) * travellers
 
-        payment = self._charge_for_update(current["user_id"], payment_id, total)
-        reservation = self.db["reservations"][reservation_id]
-        if payment is not None:
-            reservation["payment_history"].append(payment)
+        reservation = self._charge_for_update(current, reservation_id, payment_id, total)
         reservation["flights"] = new_flights
         reservation["cabin"] = cabin
         return Model(reservation)

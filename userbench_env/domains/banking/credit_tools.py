@@ -10,7 +10,6 @@ from typing import Optional
 
 from userbench_env.domains.banking import ids
 from userbench_env.domains.banking.db import TODAY, account_balance
-from userbench_env.domains.banking.history import history_answer
 from userbench_env.domains.banking.query import has_records
 from userbench_env.domains.banking.toolkit_base import BankToolkit
 from userbench_env.domains.toolkit import tool
@@ -265,13 +264,10 @@ class CreditCardTools(BankToolkit):
         Returns:
             User transaction dispute history retrieved successfully.
         """
-        if not user_id:
-            return "Error: Missing required parameter: user_id"
-        return history_answer(
+        return self.history(
+            "get_user_dispute_history_7291", "transaction_disputes", "user_id", user_id,
             "User transaction dispute history retrieved successfully.",
-            "get_user_dispute_history_7291",
             f"Transaction dispute history for user {user_id}:",
-            self.query("transaction_disputes", f'{{"user_id": "{user_id}"}}'),
             "No transaction disputes found for this user.",
         )
 
@@ -285,13 +281,10 @@ class CreditCardTools(BankToolkit):
         Returns:
             Pending replacement orders check completed.
         """
-        if not credit_card_account_id:
-            return "Error: Missing required parameter: credit_card_account_id"
-        return history_answer(
+        return self.history(
+            "get_pending_replacement_orders_5765", "credit_card_orders", "credit_card_account_id", credit_card_account_id,
             "Pending replacement orders check completed.",
-            "get_pending_replacement_orders_5765",
             f"Replacement orders for credit card account {credit_card_account_id}:",
-            self.query("credit_card_orders", f'{{"credit_card_account_id": "{credit_card_account_id}"}}'),
             "No pending replacement orders found for this credit card account.",
         )
 
@@ -345,13 +338,10 @@ class CreditCardTools(BankToolkit):
         Returns:
             Closure reason history retrieved successfully.
         """
-        if not credit_card_account_id:
-            return "Error: Missing required parameter: credit_card_account_id"
-        return history_answer(
+        return self.history(
+            "get_closure_reason_history_8293", "credit_card_closure_reasons", "credit_card_account_id", credit_card_account_id,
             "Closure reason history retrieved successfully.",
-            "get_closure_reason_history_8293",
             f"Closure reason history for credit card account {credit_card_account_id}:",
-            self.query("credit_card_closure_reasons", f'{{"credit_card_account_id": "{credit_card_account_id}"}}'),
             "No closure reason records found for this credit card account.",
         )
 
@@ -611,13 +601,10 @@ class CreditCardTools(BankToolkit):
         Returns:
             Credit limit increase history retrieved.
         """
-        if not credit_card_account_id:
-            return "Error: Missing required parameter: credit_card_account_id"
-        return history_answer(
+        return self.history(
+            "get_credit_limit_increase_history_4829", "credit_limit_increase_requests", "credit_card_account_id", credit_card_account_id,
             "Credit limit increase history retrieved.",
-            "get_credit_limit_increase_history_4829",
             f"Credit limit increase history for account {credit_card_account_id}:",
-            self.query("credit_limit_increase_requests", f'{{"credit_card_account_id": "{credit_card_account_id}"}}'),
             "No credit limit increase requests found for this account.",
         )
 

@@ -10,7 +10,6 @@ from typing import Any, Optional
 
 from userbench_env.domains.banking import ids
 from userbench_env.domains.banking.db import TODAY, TODAY_START, days_since
-from userbench_env.domains.banking.history import history_answer
 from userbench_env.domains.banking.toolkit_base import BankToolkit
 from userbench_env.domains.toolkit import tool
 
@@ -329,13 +328,10 @@ class DebitCardTools(BankToolkit):
         Returns:
             Debit card dispute history retrieved successfully.
         """
-        if not user_id:
-            return "Error: Missing required parameter: user_id"
-        return history_answer(
+        return self.history(
+            "get_debit_dispute_status_7483", "debit_card_disputes", "user_id", user_id,
             "Debit card dispute history retrieved successfully.",
-            "get_debit_dispute_status_7483",
             f"Debit card dispute history for user {user_id}:",
-            self.query("debit_card_disputes", f'{{"user_id": "{user_id}"}}'),
             "No debit card disputes found for this user.",
         )
 

@@ -5,6 +5,7 @@ import inspect
 from typing import Any, Callable
 
 from userbench_env.domains.banking import db as bank_db
+from userbench_env.domains.banking.history import history_answer
 from userbench_env.domains.banking.query import query_records
 from userbench_env.domains.store import Table
 from userbench_env.domains.toolkit import Toolkit
@@ -27,6 +28,14 @@ class BankToolkit(Toolkit):
     def query(self, name: str, constraints: str = "{}") -> str:
         """A look-up answer (see :mod:`~userbench_env.domains.banking.query`)."""
         return query_records(self.db, name, constraints)
+
+    def history(self, tool_name: str, name: str, field: str, value: str, headline: str, title: str, empty: str) -> str:
+        """A "history" read tool's answer: the records of table ``name`` whose ``field`` is
+        ``value`` (see :func:`history_answer`), or the missing-parameter error when ``value``
+        is empty (``field`` names the tool's parameter)."""
+        if not value:
+            return f"Error: Missing required parameter: {field}"
+        return history_answer(headline, tool_name, title, self.query(name, f'{{"{field}": "{value}"}}'), empty)
 
     def add(self, name: str, record_id: str, record: dict[str, Any]) -> bool:
         """Insert a record unless its id exists or the table is unknown."""

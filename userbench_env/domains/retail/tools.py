@@ -52,6 +52,12 @@ def _validated_address(**fields: Any) -> Record:
     return {name: fields[name] for name in ADDRESS_FIELDS}
 
 
+def _check_gift_card_covers(method: Record, amount: Any, what: str) -> None:
+    """A gift card ``method`` must hold at least ``amount``, else "Insufficient ... to pay for ``what``"."""
+    if _is_gift_card(method) and method["balance"] < amount:
+        raise ValueError(f"Insufficient gift card balance to pay for {what}")
+
+
 def _check_item_counts(order: Record, item_ids: Any, message: str) -> None:
     """Each id may appear in ``item_ids`` at most as often as in the order, else ``message``."""
     in_order = [item["item_id"] for item in order["items"]]
@@ -101,6 +107,40 @@ class RetailTools(Toolkit):
         if method_id not in methods:
             raise ValueError("Payment method not found")
         return methods[method_id]
+
+    def _order_in(self, order_id: Any, status: str, action: str, exact: bool = True) -> Record:
+        """The order (shared) if its status is ``status`` (or, unless ``exact``, contains it);
+        else tau2's ``Non-<status> order cannot be <action>``."""
+        order = self._order(order_id)
+        if (order["status"] != status) if exact else (status not in order["status"]):
+            raise ValueError(f"Non-{status} order cannot be {action}")
+        return order
+
+    def _price_difference(
+        self, order: Record, item_ids: Any, new_item_ids: Any, distinct: bool
+    ) -> tuple[Any, Record]:
+        """The summed (unrounded) price change of swapping ``item_ids`` for ``new_item_ids``
+        pairwise, and the last variant looked up. Each new item must be an available
+        variant of the old item's product; with ``distinct``, also a different item."""
+        diff: Any = 0
+        variant: Record = {}
+        for item_id, new_item_id in zip(item_ids, new_item_ids):
+            if distinct and item_id == new_item_id:
+                raise ValueError("The new item id should be different from the old item id")
+            item = _first_item(order, item_id)
+            variant = self._variant(item["product_id"], new_item_id)
+            if not variant["available"]:
+                raise ValueError(f"New item {new_item_id} not found or available")
+            diff += variant["price"] - item["price"]
+        return diff, variant
+
+    def _set_address(self, table: str, key: str, **fields: Any) -> Model:
+        """Write the address ``fields`` (validated) to record ``key`` of ``table``; the
+        updated record."""
+        new_address = _validated_address(**fields)
+        record = self.db[table][key]
+        record["address"] = new_address
+        return Model(record)
 
     def _set_gift_card_balance(self, user_id: str, method_id: str, delta: Any) -> None:
         """Add ``delta`` to a gift card's balance and round it to cents (the write path)."""
@@ -219,9 +259,7 @@ class RetailTools(Toolkit):
             order_id: The order id including its leading '#', e.g. '#W1234567'.
             reason: Either 'no longer needed' or 'ordered by mistake'.
         """
-        order = self._order(order_id)
-        if order["status"] != "pending":
-            raise ValueError("Non-pending order cannot be cancelled")
+        order = self._order_in(order_id, "pending", "cancelled")
         if reason not in CANCEL_REASONS:
             raise ValueError("Invalid reason")
         refunds = []
@@ -259,14 +297,10 @@ class RetailTools(Toolkit):
             country: Country, e.g. 'USA'.
             zip: Zip code, e.g. '97201'.
         """
-        if "pending" not in self._order(order_id)["status"]:
-            raise ValueError("Non-pending order cannot be modified")
-        new_address = _validated_address(
-            address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
+        self._order_in(order_id, "pending", "modified", exact=False)
+        return self._set_address(
+            "orders", order_id, address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
         )
-        order = self.db["orders"][order_id]
-        order["address"] = new_address
-        return Model(order)
 
     @tool("write")
     def modify_pending_order_items(
@@ -288,25 +322,13 @@ class RetailTools(Toolkit):
             payment_method_id: The method that pays or receives the price difference,
                 e.g. 'gift_card_1234567' or 'credit_card_1234567'.
         """
-        order = self._order(order_id)
-        if order["status"] != "pending":
-            raise ValueError("Non-pending order cannot be modified")
+        order = self._order_in(order_id, "pending", "modified")
         _check_item_counts(order, item_ids, "{item_id} not found")
         if len(item_ids) != len(new_item_ids):
             raise ValueError("The number of items to be exchanged should match")
-        diff: Any = 0
-        variant: Record = {}
-        for item_id, new_item_id in zip(item_ids, new_item_ids):
-            if item_id == new_item_id:
-                raise ValueError("The new item id should be different from the old item id")
-            item = _first_item(order, item_id)
-            variant = self._variant(item["product_id"], new_item_id)
-            if not variant["available"]:
-                raise ValueError(f"New item {new_item_id} not found or available")
-            diff += variant["price"] - item["price"]
+        diff, variant = self._price_difference(order, item_ids, new_item_ids, distinct=True)
         method = self._payment_method(order["user_id"], payment_method_id)
-        if _is_gift_card(method) and method["balance"] < diff:
-            raise ValueError("Insufficient gift card balance to pay for the new item")
+        _check_gift_card_covers(method, diff, "the new item")
 
         order = self.db["orders"][order_id]
         order["payment_history"].append(
@@ -333,9 +355,7 @@ class RetailTools(Toolkit):
             payment_method_id: The new payment method, e.g. 'gift_card_1234567' or
                 'credit_card_1234567'.
         """
-        order = self._order(order_id)
-        if "pending" not in order["status"]:
-            raise ValueError("Non-pending order cannot be modified")
+        order = self._order_in(order_id, "pending", "modified", exact=False)
         method = self._payment_method(order["user_id"], payment_method_id)
         history = order["payment_history"]
         if len(history) != 1 or history[0]["transaction_type"] != "payment":
@@ -344,8 +364,7 @@ class RetailTools(Toolkit):
         if old_method_id == payment_method_id:
             raise ValueError("The new payment method should be different from the current one")
         amount = history[0]["amount"]
-        if _is_gift_card(method) and method["balance"] < amount:
-            raise ValueError("Insufficient gift card balance to pay for the order")
+        _check_gift_card_covers(method, amount, "the order")
 
         order = self.db["orders"][order_id]
         order["payment_history"].extend(
@@ -382,12 +401,9 @@ class RetailTools(Toolkit):
             zip: Zip code, e.g. '97201'.
         """
         self._user(user_id)
-        new_address = _validated_address(
-            address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
+        return self._set_address(
+            "users", user_id, address1=address1, address2=address2, city=city, state=state, country=country, zip=zip
         )
-        user = self.db["users"][user_id]
-        user["address"] = new_address
-        return Model(user)
 
     @tool("write")
     def exchange_delivered_order_items(
@@ -409,23 +425,13 @@ class RetailTools(Toolkit):
             payment_method_id: The method that pays or receives the price difference,
                 e.g. 'gift_card_1234567' or 'credit_card_1234567'.
         """
-        order = self._order(order_id)
-        if order["status"] != "delivered":
-            raise ValueError("Non-delivered order cannot be exchanged")
+        order = self._order_in(order_id, "delivered", "exchanged")
         _check_item_counts(order, item_ids, "Number of {item_id} not found.")
         if len(item_ids) != len(new_item_ids):
             raise ValueError("The number of items to be exchanged should match.")
-        diff: Any = 0
-        for item_id, new_item_id in zip(item_ids, new_item_ids):
-            item = _first_item(order, item_id)
-            variant = self._variant(item["product_id"], new_item_id)
-            if not variant["available"]:
-                raise ValueError(f"New item {new_item_id} not found or available")
-            diff += variant["price"] - item["price"]
-        diff = round(diff, 2)
+        diff = round(self._price_difference(order, item_ids, new_item_ids, distinct=False)[0], 2)
         method = self._payment_method(order["user_id"], payment_method_id)
-        if _is_gift_card(method) and method["balance"] < diff:
-            raise ValueError("Insufficient gift card balance to pay for the price difference")
+        _check_gift_card_covers(method, diff, "the price difference")
 
         order = self.db["orders"][order_id]
         order["status"] = "exchange requested"
@@ -447,9 +453,7 @@ class RetailTools(Toolkit):
             payment_method_id: Where the refund goes: the order's original payment method
                 or one of the customer's gift cards, e.g. 'gift_card_1234567'.
         """
-        order = self._order(order_id)
-        if order["status"] != "delivered":
-            raise ValueError("Non-delivered order cannot be returned")
+        order = self._order_in(order_id, "delivered", "returned")
         method = self._payment_method(order["user_id"], payment_method_id)
         if not _is_gift_card(method) and payment_method_id != order["payment_history"][0]["payment_method_id"]:
             raise ValueError("Payment method should be the original payment method")

@@ -259,11 +259,7 @@ class TelecomTools(AgentAssertions, Toolkit):
             customer_id: Owner of the line.
             line_id: The line to change.
         """
-        line = self._target_line(customer_id, line_id)
-        if line["roaming_enabled"]:
-            return "Roaming was already enabled"
-        line["roaming_enabled"] = True
-        return "Roaming enabled successfully"
+        return self._set_roaming(customer_id, line_id, True)
 
     @tool("write")
     def disable_roaming(self, customer_id: str, line_id: str) -> str:
@@ -273,11 +269,16 @@ class TelecomTools(AgentAssertions, Toolkit):
             customer_id: Owner of the line.
             line_id: The line to change.
         """
+        return self._set_roaming(customer_id, line_id, False)
+
+    def _set_roaming(self, customer_id: str, line_id: str, on: bool) -> str:
+        """Switch a customer's line's roaming to ``on``; says so, or that it already was."""
+        word = "enabled" if on else "disabled"
         line = self._target_line(customer_id, line_id)
-        if not line["roaming_enabled"]:
-            return "Roaming was already disabled"
-        line["roaming_enabled"] = False
-        return "Roaming disabled successfully"
+        if bool(line["roaming_enabled"]) == on:
+            return f"Roaming was already {word}"
+        line["roaming_enabled"] = on
+        return f"Roaming {word} successfully"
 
     @tool("generic")
     def transfer_to_human_agents(self, summary: str) -> str:

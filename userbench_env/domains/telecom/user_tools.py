@@ -10,7 +10,7 @@ the whole process, which we deliberately do not).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from userbench_env.domains.telecom import phone
 from userbench_env.domains.telecom.assertions import UserAssertions
@@ -69,6 +69,20 @@ def vpn_details_repr(details: dict[str, Any]) -> str:
     return "{" + ", ".join(parts) + "}"
 
 
+def _ensure(toggle: str, on: bool, answer: str) -> Callable[["TelecomUserTools"], str]:
+    """A scenario helper (not a tool) that calls switch method ``toggle`` (which flips a
+    setting and returns its new value) until the setting reads ``on``, then says ``answer``."""
+
+    def ensure(self: "TelecomUserTools") -> str:
+        flip = getattr(self, toggle)
+        if flip() != on:
+            flip()
+        return answer
+
+    ensure.__doc__ = f"Make sure the setting flipped by ``{toggle}`` is {_on_off(on)}."
+    return ensure
+
+
 class TelecomUserTools(UserAssertions, Toolkit):
     """Phone actions of the simulated telecom customer over the user DB."""
 
@@ -88,6 +102,15 @@ class TelecomUserTools(UserAssertions, Toolkit):
 
     def _with_bar(self, text: str) -> str:
         return f"{text}\nStatus Bar: {phone.status_bar(self.device)}"
+
+    def _flip(self, field: str, search: bool) -> bool:
+        """Invert the phone's boolean setting ``field``, re-run the network search if ``search``;
+        the new value."""
+        state = not self.device[field]
+        self.device[field] = state
+        if search:
+            self.simulate_network_search()
+        return state
 
     def simulate_network_search(self) -> None:
         """Re-evaluate the cellular connection (see :func:`phone.network_search`)."""
@@ -180,17 +203,8 @@ class TelecomUserTools(UserAssertions, Toolkit):
         """Switch airplane mode on or off; when on, every radio (cellular, Wi-Fi, Bluetooth) is disconnected."""
         return self._with_bar(f"Airplane Mode is now {_on_off(self._toggle_airplane())}.")
 
-    def turn_airplane_mode_on(self) -> str:
-        """Make sure airplane mode is on."""
-        if not self._toggle_airplane():
-            self._toggle_airplane()
-        return "Airplane Mode is now ON."
-
-    def turn_airplane_mode_off(self) -> str:
-        """Make sure airplane mode is off."""
-        if self._toggle_airplane():
-            self._toggle_airplane()
-        return "Airplane Mode is now OFF."
+    turn_airplane_mode_on = _ensure("_toggle_airplane", True, "Airplane Mode is now ON.")
+    turn_airplane_mode_off = _ensure("_toggle_airplane", False, "Airplane Mode is now OFF.")
 
     # -- SIM card --------------------------------------------------------------------------
     @tool("read")
@@ -223,10 +237,7 @@ class TelecomUserTools(UserAssertions, Toolkit):
 
     # -- mobile data and roaming ---------------------------------------------------------------
     def _toggle_data(self) -> bool:
-        state = not self.device["data_enabled"]
-        self.device["data_enabled"] = state
-        self.simulate_network_search()
-        return state
+        return self._flip("data_enabled", search=True)
 
     @tool("write")
     def toggle_data(self) -> str:
@@ -238,34 +249,18 @@ class TelecomUserTools(UserAssertions, Toolkit):
         self.device["data_enabled"] = True
         return "Data connection restored."
 
-    def turn_data_off(self) -> str:
-        """Make sure mobile data is off."""
-        if self._toggle_data():
-            self._toggle_data()
-        return "Data connection broken."
+    turn_data_off = _ensure("_toggle_data", False, "Data connection broken.")
 
     def _toggle_roaming(self) -> bool:
-        state = not self.device["roaming_enabled"]
-        self.device["roaming_enabled"] = state
-        self.simulate_network_search()
-        return state
+        return self._flip("roaming_enabled", search=True)
 
     @tool("write")
     def toggle_roaming(self) -> str:
         """Switch data roaming on or off; when on, the phone may use data on networks outside the carrier's coverage."""
         return self._with_bar(f"Data Roaming is now {_on_off(self._toggle_roaming())}.")
 
-    def turn_roaming_on(self) -> str:
-        """Make sure data roaming is on."""
-        if not self._toggle_roaming():
-            self._toggle_roaming()
-        return "Data Roaming is now ON."
-
-    def turn_roaming_off(self) -> str:
-        """Make sure data roaming is off."""
-        if self._toggle_roaming():
-            self._toggle_roaming()
-        return "Data Roaming is now OFF."
+    turn_roaming_on = _ensure("_toggle_roaming", True, "Data Roaming is now ON.")
+    turn_roaming_off = _ensure("_toggle_roaming", False, "Data Roaming is now OFF.")
 
     @tool("read")
     def check_data_restriction_status(self) -> str:
@@ -275,26 +270,15 @@ class TelecomUserTools(UserAssertions, Toolkit):
         return "Data Saver mode is OFF."
 
     def _toggle_data_saver(self) -> bool:
-        state = not self.device["data_saver_mode"]
-        self.device["data_saver_mode"] = state
-        return state
+        return self._flip("data_saver_mode", search=False)
 
     @tool("write")
     def toggle_data_saver_mode(self) -> str:
         """Switch Data Saver on or off; it reduces data use and can slow data down."""
         return self._with_bar(f"Data Saver Mode is now {_on_off(self._toggle_data_saver())}.")
 
-    def turn_data_saver_mode_on(self) -> str:
-        """Make sure Data Saver is on."""
-        if not self._toggle_data_saver():
-            self._toggle_data_saver()
-        return "Data Saver Mode is now ON."
-
-    def turn_data_saver_mode_off(self) -> str:
-        """Make sure Data Saver is off."""
-        if self._toggle_data_saver():
-            self._toggle_data_saver()
-        return "Data Saver Mode is now OFF."
+    turn_data_saver_mode_on = _ensure("_toggle_data_saver", True, "Data Saver Mode is now ON.")
+    turn_data_saver_mode_off = _ensure("_toggle_data_saver", False, "Data Saver Mode is now OFF.")
 
     # -- APN ---------------------------------------------------------------------------------
     @tool("read")
@@ -371,9 +355,7 @@ class TelecomUserTools(UserAssertions, Toolkit):
         return f"Wi-Fi Calling is currently turned {_on_off(self.device['wifi_calling_enabled'])}."
 
     def _toggle_wifi_calling(self) -> bool:
-        state = not self.device["wifi_calling_enabled"]
-        self.device["wifi_calling_enabled"] = state
-        return state
+        return self._flip("wifi_calling_enabled", search=False)
 
     @tool("write")
     def toggle_wifi_calling(self) -> str:

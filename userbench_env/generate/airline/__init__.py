@@ -6,7 +6,6 @@ from userbench_env.generate.airline.tasks import TEMPLATES
 from userbench_env.generate.airline.world import AirlineWorld
 from userbench_env.generate.common import instantiate
 from userbench_env.generate.pipeline import GeneratedWorld
-from userbench_env.generate.rng import make_faker, make_rng
 from userbench_env.generate.writing import JsonFile
 
 
@@ -16,7 +15,7 @@ def generate(seed: int) -> GeneratedWorld:
     The background population is made first, then each template adds its fixtures, so
     the same seed always gives the same world and tasks.
     """
-    world = AirlineWorld(rng=make_rng(seed, "airline/world"), fake=make_faker(seed, "airline/people"))
+    world = AirlineWorld.seeded(seed, "airline")
     world.add_flights()
     world.populate(users=30, reservations=70)
     drafts = instantiate("airline", TEMPLATES, world, seed)

@@ -40,6 +40,11 @@ def _booking(rid: str) -> Fact:
     return Fact(kind="reservation_id", value=rid, sentence=f"Your reservation number is {rid}.")
 
 
+def _holder(user: dict[str, Any], res: dict[str, Any]) -> list[Fact]:
+    """Who the customer is, and the reservation ``res`` they call about."""
+    return _who(user) + [_booking(res["reservation_id"])]
+
+
 def _card(user: dict[str, Any]) -> dict[str, Any]:
     return next(m for m in user["payment_methods"].values() if m["source"] == "credit_card")
 
@@ -98,7 +103,7 @@ def cancel_recent(w: AirlineWorld) -> TaskDraft:
     return _draft(
         reason_for_call=f"You booked a trip {_trip_words(w, res['flights'])} less than a day ago and want to cancel it.",
         unknown=["You do not remember how much you paid."],
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="If the agent asks why, say your plans changed. Agree to the cancellation once the agent confirms the details, and ask how much will be refunded.",
         gold=[act("get_reservation_details", reservation_id=res["reservation_id"]), act("cancel_reservation", reservation_id=res["reservation_id"])],
         derive=lambda world, results: Derived(communicate_info=[str(res["payment_history"][0]["amount"])]),
@@ -114,7 +119,7 @@ def cancel_business(w: AirlineWorld) -> TaskDraft:
     reason = w.rng.choice(REASONS_NOT_COVERED)
     return _draft(
         reason_for_call=f"You want to cancel your business class round trip {_trip_words(w, res['flights'])}.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions=f"If asked for a reason, say {reason}. Confirm the cancellation when asked.",
         gold=[act("cancel_reservation", reservation_id=res["reservation_id"])],
         purpose="Cancellation allowed: business cabin.",
@@ -128,7 +133,7 @@ def cancel_insured_illness(w: AirlineWorld) -> TaskDraft:
     illness = w.rng.choice(["you caught pneumonia", "you sprained your ankle badly", "your father is in hospital"])
     return _draft(
         reason_for_call=f"You need to cancel your trip {_trip_words(w, res['flights'])} because {illness}.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You remember buying travel insurance. Explain the reason if asked and confirm the cancellation.",
         gold=[act("get_reservation_details", reservation_id=res["reservation_id"]), act("cancel_reservation", reservation_id=res["reservation_id"])],
         purpose="Cancellation allowed: insured, health reason.",
@@ -148,7 +153,7 @@ def cancel_airline_cancelled(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [leg], "economy", created_at=created)
     return _draft(
         reason_for_call=f"Your flight {leg[0]} on {leg[1]} never took off and you want your money back for the booking.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         unknown=["You do not know why the flight did not operate."],
         instructions="Ask for a full refund by cancelling the reservation. Confirm when the agent asks. Do not ask for any other compensation.",
         gold=[act("get_reservation_details", reservation_id=res["reservation_id"]), act("cancel_reservation", reservation_id=res["reservation_id"])],
@@ -163,7 +168,7 @@ def refuse_cancel_plain(w: AirlineWorld) -> TaskDraft:
     reason = w.rng.choice(REASONS_NOT_COVERED)
     return _draft(
         reason_for_call=f"You want to cancel your trip {_trip_words(w, res['flights'])} and get a refund.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         unknown=["You do not know the airline's cancellation rules."],
         instructions=f"The reason is that {reason}. You did not buy insurance. Insist once that you want the refund; if the agent still refuses, accept it and end the conversation.",
         nl_assertions=_refusal("cancel the reservation"),
@@ -177,7 +182,7 @@ def refuse_cancel_insured_wrong_reason(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [_future_leg(w)], "economy", created_at=_long_ago(w), insurance="yes")
     return _draft(
         reason_for_call=f"You want to cancel your trip {_trip_words(w, res['flights'])}; you paid for travel insurance so you expect a refund.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="If asked why, say you simply do not feel like travelling any more. You are healthy. If the agent refuses, say you are disappointed and end the conversation.",
         nl_assertions=_refusal("cancel the reservation"),
         purpose="Refusal: insurance does not cover a change of mind.",
@@ -193,7 +198,7 @@ def refuse_cancel_flown(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [out, (back, w.open_day(back, 1, "business"))], "business", created_at=NOW - timedelta(days=20))
     return _draft(
         reason_for_call=f"You flew out on {out[1]} and no longer need the return flight of your round trip; you want to cancel it for a refund.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="Point out that you travel in business class. If the agent still refuses, accept and end the conversation. Do not ask to be transferred.",
         nl_assertions=_refusal("cancel the reservation"),
         purpose="Refusal: a flight of the reservation has already departed.",
@@ -237,7 +242,7 @@ def refuse_remove_bags(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [_future_leg(w)], "economy", created_at=_long_ago(w), total_baggages=3, nonfree_baggages=2)
     return _draft(
         reason_for_call="You booked too many checked bags and want to remove two of them and get the bag fees back.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="If the agent says bags cannot be removed, accept and end the conversation.",
         nl_assertions=_refusal("remove bags from the reservation"),
         purpose="Refusal: bags can only be added.",
@@ -250,7 +255,7 @@ def refuse_add_insurance(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [_future_leg(w)], "economy", created_at=_long_ago(w))
     return _draft(
         reason_for_call="You want to add travel insurance to a reservation you already booked.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions=f"You are willing to pay the {INSURANCE_FEE} dollars. If the agent says it is not possible, end the conversation.",
         nl_assertions=_refusal("add insurance"),
         purpose="Refusal: insurance can only be bought at booking.",
@@ -401,7 +406,7 @@ def refuse_basic_change(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [leg], "basic_economy", created_at=_long_ago(w))
     return _draft(
         reason_for_call=f"You want to move your flight {leg[0]} on {leg[1]} one day later.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You do not want to change cabin. If the change is refused, end the conversation.",
         nl_assertions=_refusal("change the flights"),
         purpose="Refusal: basic economy flights cannot be changed.",
@@ -527,7 +532,7 @@ def reservation_total(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [_future_leg(w)], w.rng.choice(["economy", "business"]), passengers=w.rng.randint(1, 3), created_at=_long_ago(w), insurance=w.rng.choice(["yes", "no"]))
     return _draft(
         reason_for_call="You need the total amount you paid for one of your reservations for an expense report.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You only want the amount; do not change anything.",
         gold=[act("get_reservation_details", reservation_id=res["reservation_id"])],
         derive=lambda world, results: Derived(communicate_info=[str(sum(p["amount"] for p in res["payment_history"]))]),
@@ -543,7 +548,7 @@ def compensation_cancelled(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [leg], "economy", passengers=pax, created_at=NOW - timedelta(days=25))
     return _draft(
         reason_for_call=f"Your flight {leg[0]} on {leg[1]} was cancelled and you had to find another way to travel. You are unhappy and want to know what the airline will do about it.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You do not want a refund of the booking or any change, only a gesture for the trouble. Accept what the agent offers.",
         gold=[
             act("get_reservation_details", reservation_id=res["reservation_id"]),
@@ -563,7 +568,7 @@ def compensation_delayed(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [leg], "business", passengers=pax, created_at=NOW - timedelta(days=9))
     return _draft(
         reason_for_call=f"Your flight {leg[0]} on {leg[1]} is delayed and you are upset about it.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You still want to take the flight; do not change or cancel anything. Ask whether you get anything for the delay and accept what is offered.",
         gold=[
             act("get_reservation_details", reservation_id=res["reservation_id"]),
@@ -582,7 +587,7 @@ def refuse_compensation(w: AirlineWorld) -> TaskDraft:
     res = w.add_reservation(user, [leg], "economy", created_at=NOW - timedelta(days=22))
     return _draft(
         reason_for_call=f"Your flight {leg[0]} on {leg[1]} was cancelled and you want compensation for the inconvenience.",
-        known=_who(user) + [_booking(res["reservation_id"])],
+        known=_holder(user, res),
         instructions="You already travelled by train and do not want to cancel the booking. If the agent says you are not eligible, complain briefly and end the conversation.",
         nl_assertions=_refusal("issue a certificate"),
         purpose="Refusal: not eligible for compensation.",

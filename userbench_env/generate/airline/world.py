@@ -8,15 +8,14 @@ progress, the 16th is scheduled, later dates are open for booking.
 """
 from __future__ import annotations
 
-import random
 import string
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from faker import Faker
 
-from userbench_env.generate.common import digits, unique
+from userbench_env.generate.common import digits
+from userbench_env.generate.world_base import SeededWorld
 
 NOW = datetime(2024, 5, 15, 15, 0, 0)
 FIRST_DAY = date(2024, 5, 1)
@@ -46,11 +45,9 @@ def _clock(minutes: int) -> str:
 
 
 @dataclass
-class AirlineWorld:
+class AirlineWorld(SeededWorld):
     """The DB under construction plus the random sources and id registries."""
 
-    rng: random.Random
-    fake: Faker
     flights: dict[str, dict[str, Any]] = field(default_factory=dict)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     reservations: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -138,14 +135,12 @@ class AirlineWorld:
         return {"first_name": self.fake.first_name(), "last_name": self.fake.last_name(), "dob": dob.isoformat()}
 
     def _method_id(self, source: str) -> str:
-        return unique(self.rng, lambda r: f"{source}_{digits(r, 7)}", self.taken)
+        return self.new_id(lambda r: f"{source}_{digits(r, 7)}")
 
     def add_user(self, membership: str | None = None, gift_card: bool | None = None, certificate: bool | None = None) -> dict[str, Any]:
         """A new user with 1-2 cards and, at random or as asked, a gift card and a certificate."""
         me = self.person(1948, 2003)
-        user_id = unique(
-            self.rng, lambda r: f"{me['first_name'].lower()}_{me['last_name'].lower()}_{digits(r, 4)}", self.taken
-        )
+        user_id = self.new_id(lambda r: f"{me['first_name'].lower()}_{me['last_name'].lower()}_{digits(r, 4)}")
         methods: dict[str, dict[str, Any]] = {}
         for _ in range(self.rng.randint(1, 2)):
             pid = self._method_id("credit_card")
@@ -223,7 +218,7 @@ class AirlineWorld:
         if created_at is None:
             latest = min(NOW, first_date) - timedelta(hours=30)
             created_at = latest - timedelta(minutes=self.rng.randint(0, 60 * 24 * 40))
-        rid = unique(self.rng, lambda r: "".join(r.choice(string.ascii_uppercase + string.digits) for _ in range(6)), self.taken)
+        rid = self.new_id(lambda r: "".join(r.choice(string.ascii_uppercase + string.digits) for _ in range(6)))
         history = [{"payment_id": payment_id, "amount": total}]
         if cancelled:
             history.append({"payment_id": payment_id, "amount": -total})

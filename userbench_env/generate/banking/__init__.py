@@ -6,13 +6,13 @@ from userbench_env.generate.banking.tasks import TEMPLATES
 from userbench_env.generate.banking.world import BankWorld
 from userbench_env.generate.common import instantiate
 from userbench_env.generate.pipeline import GeneratedWorld
-from userbench_env.generate.rng import make_faker, make_rng
+from userbench_env.generate.rng import make_rng
 from userbench_env.generate.writing import JsonFile
 
 
 def generate(seed: int) -> GeneratedWorld:
     """The banking world of ``seed``: ``db.json``, ``documents/*.json``, the agent prompt, drafts."""
-    world = BankWorld(rng=make_rng(seed, "banking/world"), fake=make_faker(seed, "banking/people"))
+    world = BankWorld.seeded(seed, "banking")
     world.populate(users=25)
     drafts = instantiate("banking", TEMPLATES, world, seed)
     docs = knowledge_base(make_rng(seed, "banking/knowledge"))

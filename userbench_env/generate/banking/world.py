@@ -6,14 +6,13 @@ so the banking domain's tools run on it unchanged. The bank's clock is 11/14/202
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from faker import Faker
 
-from userbench_env.generate.common import digits, unique
+from userbench_env.generate.common import digits
+from userbench_env.generate.world_base import SeededWorld
 
 TODAY = date(2025, 11, 14)
 VERIFIED_AT = "2025-11-14 03:40:00 EST"
@@ -34,20 +33,17 @@ def money(amount: float) -> str:
 
 
 @dataclass
-class BankWorld:
+class BankWorld(SeededWorld):
     """The DB under construction plus the random sources and id registry."""
 
-    rng: random.Random
-    fake: Faker
     tables: dict[str, dict[str, Any]] = field(default_factory=dict)
-    taken: set[str] = field(default_factory=set)
 
     def table(self, name: str) -> dict[str, Any]:
         """The record map of table ``name`` (created empty on first use)."""
         return self.tables.setdefault(name, {})
 
     def _hex(self, n: int) -> str:
-        return unique(self.rng, lambda r: "".join(r.choice("0123456789abcdef") for _ in range(n)), self.taken)
+        return self.new_id(lambda r: "".join(r.choice("0123456789abcdef") for _ in range(n)))
 
     def days_ago(self, low: int, high: int) -> date:
         """A date between ``high`` and ``low`` days before today."""
@@ -80,7 +76,7 @@ class BankWorld:
     def add_account(self, user: dict[str, Any], kind: str, opened: date, balance: float | None = None) -> dict[str, Any]:
         """An open checking or savings account of ``user``."""
         prefix = "chk" if kind == "checking" else "sav"
-        aid = unique(self.rng, lambda r: f"{prefix}_{user['user_id'][:6]}{digits(r, 3)}", self.taken)
+        aid = self.new_id(lambda r: f"{prefix}_{user['user_id'][:6]}{digits(r, 3)}")
         levels = CHECKING_LEVELS if kind == "checking" else SAVINGS_LEVELS
         amount = balance if balance is not None else round(self.rng.uniform(150, 9000), 2)
         account = {
@@ -121,7 +117,7 @@ class BankWorld:
     def add_debit_card(self, user: dict[str, Any], account: dict[str, Any], status: str = "ACTIVE") -> dict[str, Any]:
         """A debit card on ``account``."""
         issued = self.days_ago(20, 900)
-        cid = unique(self.rng, lambda r: f"dbc_{user['user_id'][:6]}{digits(r, 3)}", self.taken)
+        cid = self.new_id(lambda r: f"dbc_{user['user_id'][:6]}{digits(r, 3)}")
         card = {
             "card_id": cid,
             "account_id": account["account_id"],
@@ -140,7 +136,7 @@ class BankWorld:
     def add_credit_card(self, user: dict[str, Any], balance: float | None = None, opened: date | None = None) -> dict[str, Any]:
         """A credit card account of ``user`` with a few purchases."""
         card_type = self.rng.choice(CARD_TYPES)
-        cid = unique(self.rng, lambda r: f"cc_{user['user_id'][:6]}{digits(r, 3)}", self.taken)
+        cid = self.new_id(lambda r: f"cc_{user['user_id'][:6]}{digits(r, 3)}")
         owed = balance if balance is not None else round(self.rng.uniform(50, 2500), 2)
         record = {
             "account_id": cid,

@@ -6,13 +6,12 @@ from userbench_env.generate.pipeline import GeneratedWorld
 from userbench_env.generate.retail.policy import POLICY
 from userbench_env.generate.retail.tasks import TEMPLATES
 from userbench_env.generate.retail.world import RetailWorld
-from userbench_env.generate.rng import make_faker, make_rng
 from userbench_env.generate.writing import JsonFile
 
 
 def generate(seed: int) -> GeneratedWorld:
     """The retail world of ``seed``: ``db.json``, ``policy.md`` and task drafts."""
-    world = RetailWorld(rng=make_rng(seed, "retail/world"), fake=make_faker(seed, "retail/people"))
+    world = RetailWorld.seeded(seed, "retail")
     world.add_catalog()
     world.populate(users=40, orders=90)
     drafts = instantiate("retail", TEMPLATES, world, seed)

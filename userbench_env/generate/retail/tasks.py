@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, Callable
 
+from userbench_env.core.task import Action
 from userbench_env.generate.draft import Derived, Fact, TaskDraft, act
 from userbench_env.generate.retail.policy import CANCEL_REASONS
 from userbench_env.generate.retail.world import RetailWorld
@@ -30,6 +31,11 @@ def _identity(w: RetailWorld, user: dict[str, Any]) -> tuple[list[Fact], list[An
 
 def _order_fact(order: dict[str, Any], what: str = "The order") -> Fact:
     return Fact(kind="order_id", value=order["order_id"], sentence=f"{what} number is {order['order_id']}.")
+
+
+def _order_lookup(order: dict[str, Any]) -> Action:
+    """The gold look-up of ``order``."""
+    return act("get_order_details", order_id=order["order_id"])
 
 
 def _money(amount: float) -> str:
@@ -74,7 +80,7 @@ def cancel_pending(w: RetailWorld) -> TaskDraft:
         known=facts + [_order_fact(order)],
         unknown=["You do not know when the refund will arrive."],
         instructions=f"If asked for the reason, say: {reason}. Ask how much will be refunded, then confirm.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"]), act("cancel_pending_order", order_id=order["order_id"], reason=reason)],
+        gold=[auth[0], _order_lookup(order), act("cancel_pending_order", order_id=order["order_id"], reason=reason)],
         communicate_info=[_money(order["payment_history"][0]["amount"])],
         purpose="Cancelling a pending order with a valid reason.",
     )
@@ -89,7 +95,7 @@ def refuse_cancel_processed(w: RetailWorld) -> TaskDraft:
         reason_for_call="You want to cancel an order you placed last week because you no longer need it.",
         known=facts + [_order_fact(order)],
         instructions="If the agent says the order can no longer be cancelled, accept and end the conversation.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"])],
+        gold=[auth[0], _order_lookup(order)],
         nl_assertions=["The agent does not cancel the order."],
         purpose="Refusal: processed orders cannot be cancelled.",
     )
@@ -118,7 +124,7 @@ def change_pending_item(w: RetailWorld) -> TaskDraft:
         instructions="Only that one item changes. Confirm when the agent summarises the change.",
         gold=[
             auth[0],
-            act("get_order_details", order_id=order["order_id"]),
+            _order_lookup(order),
             act("get_product_details", product_id=item["product_id"]),
             act("modify_pending_order_items", order_id=order["order_id"], item_ids=[item["item_id"]], new_item_ids=[new["item_id"]], payment_method_id=method["id"]),
         ],
@@ -138,7 +144,7 @@ def change_pending_address(w: RetailWorld) -> TaskDraft:
         reason_for_call="You are moving and want your unshipped order delivered to your new address.",
         known=facts + [_order_fact(order), Fact(kind="address", value=line, sentence=f"The new address is {line}.")],
         instructions="Only the order's address changes, not your profile address.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"]), act("modify_pending_order_address", order_id=order["order_id"], **new)],
+        gold=[auth[0], _order_lookup(order), act("modify_pending_order_address", order_id=order["order_id"], **new)],
         purpose="Changing the shipping address of a pending order.",
     )
 
@@ -175,7 +181,7 @@ def return_items(w: RetailWorld) -> TaskDraft:
         instructions="The refund should go to the payment method you used for the order. Ask how much you will get back.",
         gold=[
             auth[0],
-            act("get_order_details", order_id=order["order_id"]),
+            _order_lookup(order),
             act("return_delivered_order_items", order_id=order["order_id"], item_ids=[i["item_id"] for i in back], payment_method_id=method),
         ],
         communicate_info=[_money(refund)],
@@ -195,7 +201,7 @@ def return_to_gift_card(w: RetailWorld) -> TaskDraft:
         instructions="Confirm when asked.",
         gold=[
             auth[0],
-            act("get_order_details", order_id=order["order_id"]),
+            _order_lookup(order),
             act("return_delivered_order_items", order_id=order["order_id"], item_ids=[i["item_id"] for i in order["items"]], payment_method_id=gift["id"]),
         ],
         purpose="Returning a whole order with a gift-card refund.",
@@ -219,7 +225,7 @@ def exchange_item(w: RetailWorld) -> TaskDraft:
         instructions="Use the payment method of the original order for any difference. Ask about the price difference.",
         gold=[
             auth[0],
-            act("get_order_details", order_id=order["order_id"]),
+            _order_lookup(order),
             act("get_product_details", product_id=item["product_id"]),
             act("exchange_delivered_order_items", order_id=order["order_id"], item_ids=[item["item_id"]], new_item_ids=[new["item_id"]], payment_method_id=method),
         ],
@@ -243,7 +249,7 @@ def refuse_exchange_unavailable(w: RetailWorld) -> TaskDraft:
         reason_for_call=f"You want to exchange your {_describe(lines[0])} for the version with: {options}.",
         known=facts + [_order_fact(order)],
         instructions="You only want that exact version. If it is not available, keep your item and end the conversation.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"]), act("get_product_details", product_id=lines[0]["product_id"])],
+        gold=[auth[0], _order_lookup(order), act("get_product_details", product_id=lines[0]["product_id"])],
         nl_assertions=["The agent does not exchange the item."],
         purpose="Refusal: the requested variant is unavailable.",
     )
@@ -258,7 +264,7 @@ def refuse_return_pending(w: RetailWorld) -> TaskDraft:
         reason_for_call="You want to return an order that is on its way to you.",
         known=facts + [_order_fact(order)],
         instructions="You do not want anything else. If the agent says it is not possible yet, end the conversation.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"])],
+        gold=[auth[0], _order_lookup(order)],
         nl_assertions=["The agent does not start a return."],
         purpose="Refusal: only delivered orders can be returned.",
     )
@@ -274,7 +280,7 @@ def order_tracking(w: RetailWorld) -> TaskDraft:
         reason_for_call="You want the tracking number of one of your orders.",
         known=facts + [_order_fact(order)],
         instructions="You only want the tracking number.",
-        gold=[auth[0], act("get_order_details", order_id=order["order_id"])],
+        gold=[auth[0], _order_lookup(order)],
         derive=lambda world, results: Derived(communicate_info=[json.loads(results[-1].content)["fulfillments"][0]["tracking_id"][0]]),
         purpose="Look-up: tracking number of a shipped order.",
     )

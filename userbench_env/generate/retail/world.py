@@ -8,13 +8,12 @@ the tools know.
 from __future__ import annotations
 
 import itertools
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from faker import Faker
 
-from userbench_env.generate.common import digits, unique
+from userbench_env.generate.common import digits
+from userbench_env.generate.world_base import SeededWorld
 
 #: Our catalog: product name -> option name -> values, and a base price range.
 CATALOG: dict[str, tuple[dict[str, list[str]], tuple[int, int]]] = {
@@ -37,27 +36,24 @@ CATALOG: dict[str, tuple[dict[str, list[str]], tuple[int, int]]] = {
 
 
 @dataclass
-class RetailWorld:
+class RetailWorld(SeededWorld):
     """The DB under construction plus the random sources and id registry."""
 
-    rng: random.Random
-    fake: Faker
     products: dict[str, dict[str, Any]] = field(default_factory=dict)
     users: dict[str, dict[str, Any]] = field(default_factory=dict)
     orders: dict[str, dict[str, Any]] = field(default_factory=dict)
-    taken: set[str] = field(default_factory=set)
 
     # -- catalog ------------------------------------------------------------------------
     def add_catalog(self) -> None:
         """Every catalog product with a sample of its option combinations as variants."""
         for name, (options, (low, high)) in CATALOG.items():
-            pid = unique(self.rng, lambda r: digits(r, 10), self.taken)
+            pid = self.new_id(lambda r: digits(r, 10))
             combos = list(itertools.product(*options.values()))
             chosen = sorted(self.rng.sample(range(len(combos)), min(len(combos), self.rng.randint(4, 7))))
             base = self.rng.uniform(low, high)
             variants = {}
             for index in chosen:
-                iid = unique(self.rng, lambda r: digits(r, 10), self.taken)
+                iid = self.new_id(lambda r: digits(r, 10))
                 variants[iid] = {
                     "item_id": iid,
                     "options": dict(zip(options, combos[index], strict=True)),
@@ -95,15 +91,15 @@ class RetailWorld:
     def add_user(self, gift_card: bool | None = None, paypal: bool | None = None) -> dict[str, Any]:
         """A customer with a credit card and, at random or as asked, a gift card and PayPal."""
         first, last = self.fake.first_name(), self.fake.last_name()
-        uid = unique(self.rng, lambda r: f"{first.lower()}_{last.lower()}_{digits(r, 4)}", self.taken)
+        uid = self.new_id(lambda r: f"{first.lower()}_{last.lower()}_{digits(r, 4)}")
         methods: dict[str, dict[str, Any]] = {}
-        pid = unique(self.rng, lambda r: f"credit_card_{digits(r, 7)}", self.taken)
+        pid = self.new_id(lambda r: f"credit_card_{digits(r, 7)}")
         methods[pid] = {"source": "credit_card", "id": pid, "brand": self.rng.choice(["visa", "mastercard", "amex"]), "last_four": digits(self.rng, 4)}
         if gift_card if gift_card is not None else self.rng.random() < 0.5:
-            pid = unique(self.rng, lambda r: f"gift_card_{digits(r, 7)}", self.taken)
+            pid = self.new_id(lambda r: f"gift_card_{digits(r, 7)}")
             methods[pid] = {"source": "gift_card", "id": pid, "balance": float(self.rng.randint(5, 400))}
         if paypal if paypal is not None else self.rng.random() < 0.4:
-            pid = unique(self.rng, lambda r: f"paypal_{digits(r, 7)}", self.taken)
+            pid = self.new_id(lambda r: f"paypal_{digits(r, 7)}")
             methods[pid] = {"source": "paypal", "id": pid}
         user = {
             "user_id": uid,
@@ -129,7 +125,7 @@ class RetailWorld:
         lines = lines if lines is not None else self.pick_lines(self.rng.randint(1, 4))
         method_id = method_id or self.rng.choice([m for m, v in user["payment_methods"].items() if v["source"] != "gift_card"])
         total = round(sum(item["price"] for item in lines), 2)
-        oid = unique(self.rng, lambda r: f"#W{digits(r, 8)}", self.taken)
+        oid = self.new_id(lambda r: f"#W{digits(r, 8)}")
         history = [{"transaction_type": "payment", "amount": total, "payment_method_id": method_id}]
         fulfillments = []
         if status in ("processed", "delivered", "exchange requested", "return requested"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from userbench_env.generate.common import with_splits
 from userbench_env.generate.pipeline import GeneratedWorld
-from userbench_env.generate.rng import make_faker, make_rng
+from userbench_env.generate.rng import make_rng
 from userbench_env.generate.telecom.policy import MAIN_POLICY, TECH_SUPPORT_MANUAL
 from userbench_env.generate.telecom.tasks import PERSONAS, combinations, make_draft
 from userbench_env.generate.telecom.world import TelecomWorld, phone_defaults
@@ -15,7 +15,7 @@ def generate(seed: int) -> GeneratedWorld:
 
     Every fault combination is made once per persona.
     """
-    world = TelecomWorld(rng=make_rng(seed, "telecom/world"), fake=make_faker(seed, "telecom/people"))
+    world = TelecomWorld.seeded(seed, "telecom")
     world.populate(customers=6)
     rng = make_rng(seed, "telecom/tasks")
     drafts = []

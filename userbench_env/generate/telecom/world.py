@@ -9,13 +9,12 @@ awaiting payment, so every agent action of a task is deterministic.
 """
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, field
 from typing import Any
 
-from faker import Faker
 
-from userbench_env.generate.common import digits, unique
+from userbench_env.generate.common import digits
+from userbench_env.generate.world_base import SeededWorld
 
 #: Our plans: (name, data GB, monthly price, refuel price per GB).
 PLANS: tuple[tuple[str, float, float, float], ...] = (
@@ -28,17 +27,14 @@ PHONE_MODELS = ("Orbit S2", "Orbit S3 Pro", "Lumen 8", "Lumen 9 Mini", "Kestrel 
 
 
 @dataclass
-class TelecomWorld:
+class TelecomWorld(SeededWorld):
     """The agent-side DB under construction plus random sources and id registry."""
 
-    rng: random.Random
-    fake: Faker
     plans: list[dict[str, Any]] = field(default_factory=list)
     devices: list[dict[str, Any]] = field(default_factory=list)
     lines: list[dict[str, Any]] = field(default_factory=list)
     customers: list[dict[str, Any]] = field(default_factory=list)
     bills: list[dict[str, Any]] = field(default_factory=list)
-    taken: set[str] = field(default_factory=set)
 
     def add_plans(self) -> None:
         """The plan catalog."""
@@ -52,7 +48,7 @@ class TelecomWorld:
         return next(p for p in self.plans if p["plan_id"] == plan_id)
 
     def _number(self) -> str:
-        return unique(self.rng, lambda r: f"555-{r.randint(200, 899)}-{digits(r, 4)}", self.taken)
+        return self.new_id(lambda r: f"555-{r.randint(200, 899)}-{digits(r, 4)}")
 
     def add_customer(self, lines: int) -> dict[str, Any]:
         """A customer with ``lines`` active phone lines (roaming on for some) and three bills."""

@@ -41,7 +41,7 @@ class AppAction(BaseModel):
     seconds: float = Field(default=1.0, ge=0.0, le=3.0)
 
     @model_validator(mode="after")
-    def _needs(self) -> "AppAction":
+    def _needs(self) -> AppAction:
         if self.type in POINTER and (self.x is None or self.y is None):
             raise ValueError(f"{self.type} needs x and y")
         if self.type == "drag" and (self.end_x is None or self.end_y is None):
@@ -73,7 +73,7 @@ def parse_action(text: str, width: int, height: int) -> AppAction:
     if isinstance(data, dict) and isinstance(data.get("action"), dict):
         data = data["action"]
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
-        raise ValueError('an action is a JSON object with a "type"')
+        raise ValueError('an action is a JSON object with a "type"')  # noqa: TRY004 (a parse error)
     data = {**data, "type": TERMINAL_ALIASES.get(data["type"], data["type"])}
     try:
         action = AppAction.model_validate(data)

@@ -18,7 +18,12 @@ from typing import Any
 import numpy as np
 
 from userbench_env.surfaces.app.actions import parse_action
-from userbench_env.surfaces.app.runtime import DEFAULT_IMAGE, AppRuntime, Frame, make_runtime
+from userbench_env.surfaces.app.runtime import (
+    DEFAULT_IMAGE,
+    AppRuntime,
+    Frame,
+    make_runtime,
+)
 from userbench_env.surfaces.app.spec import launch_payload
 from userbench_env.surfaces.base import SurfaceStep
 from userbench_env.surfaces.personas.model import Persona
@@ -117,7 +122,7 @@ class AppBackend:
             return SurfaceStep(observation=self.text("Done."), done=True)
         try:
             frame = self.runtime.act(parsed.to_driver())
-        except Exception as exc:  # the display, the container or xdotool failed: infrastructure
+        except Exception as exc:  # noqa: BLE001 (display, container or xdotool failure: an infrastructure error)
             return SurfaceStep(observation=self.text(f"The app could not be driven: {exc}"),
                                error=f"app runtime failed: {exc}")
         if frame.error:

@@ -12,9 +12,10 @@ the container (run as a script by the Docker runtime):
   click, move, type, key, scroll, drag, wait, done);
 * :func:`screenshot` grabs the screen as raw RGB bytes (Pillow's ``ImageGrab``).
 
-Script use: ``driver.py frame STATE_DIR DISPLAY REQUEST_JSON`` (``{"action": {...} or
-null, "op": "sync"|"load", ...op args}``) runs :func:`frame` and prints one JSON line
-(``{"ui", "width", "height", "error"}``) then the raw screenshot;
+Script use: ``driver.py loop STATE_DIR DISPLAY`` reads one request per stdin line
+(``{"action": {...} or null, "op": "sync"|"load", ...op args}``), runs :func:`frame`
+and answers each with one JSON line (``{"ui", "width", "height", "size", "error"}``)
+followed by ``size`` bytes of raw screenshot;
 ``driver.py serve PAYLOAD OUT_DIR STATE_DIR WxH`` runs Xvfb on ``:1`` and keeps the app
 alive (relaunching it when it dies) until killed.
 """
@@ -116,7 +117,7 @@ def request(state_dir: Path, op: str = "sync", timeout: float = SYNC_TIMEOUT, **
 def xdotool_args(action: dict[str, Any]) -> list[list[str]]:
     """The xdotool argument lists for one validated action (empty for wait/done)."""
     kind = action["type"]
-    at = ["mousemove", "--sync", str(action.get("x", 0)), str(action.get("y", 0))]
+    at = ["mousemove", str(action.get("x", 0)), str(action.get("y", 0))]
     if kind in ("click", "double_click", "triple_click", "right_click"):
         button = "3" if kind == "right_click" else {"left": "1", "middle": "2", "right": "3"}[action.get("button", "left")]
         repeat = {"double_click": "2", "triple_click": "3"}.get(kind, "1")
@@ -137,7 +138,7 @@ def xdotool_args(action: dict[str, Any]) -> list[list[str]]:
                 calls.append(["click", "--repeat", str(abs(int(amount))), "--delay", "20", button])
         return calls
     if kind == "drag":
-        return [[*at, "mousedown", "1", "mousemove", "--sync", str(action["end_x"]), str(action["end_y"]),
+        return [[*at, "mousedown", "1", "mousemove", str(action["end_x"]), str(action["end_y"]),
                  "mouseup", "1"]]
     return []
 
@@ -148,7 +149,8 @@ def perform(action: dict[str, Any], display: str) -> None:
         time.sleep(min(float(action.get("seconds", 1.0)), MAX_WAIT))
     env = {**os.environ, "DISPLAY": display}
     for args in xdotool_args(action):
-        done = subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=30)
+        done = subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=30,
+                              check=False)
         if done.returncode != 0:
             raise RuntimeError(f"xdotool {args[0]} failed: {done.stderr.strip() or done.returncode}")
 
@@ -171,6 +173,16 @@ def frame(state_dir: Path, display: str, action: dict[str, Any] | None = None, o
     return ui, screenshot(display)
 
 
+def answer(state_dir: Path, display: str, req: dict[str, Any]) -> bytes:
+    """One loop answer: the JSON header line, then the raw screenshot bytes."""
+    try:
+        ui, (width, height, pixels) = frame(state_dir, display, **req)
+        header = {"ui": ui, "width": width, "height": height, "error": None}
+    except (AppTimeout, RuntimeError, subprocess.TimeoutExpired) as exc:
+        header, pixels = {"ui": read_ui(state_dir), "error": str(exc)}, b""
+    return json.dumps({**header, "size": len(pixels)}).encode() + b"\n" + pixels
+
+
 def serve(payload: Path, out_dir: Path, state_dir: Path, size: str) -> None:
     """Container main: Xvfb on ``:1`` and the app, relaunched whenever it exits."""
     width, height = (int(v) for v in size.split("x"))
@@ -185,14 +197,11 @@ def serve(payload: Path, out_dir: Path, state_dir: Path, size: str) -> None:
 
 def main(argv: list[str]) -> int:
     """Script entry (see the module docstring)."""
-    if argv[:1] == ["frame"]:
-        state_dir, display, req = Path(argv[1]), argv[2], json.loads(argv[3])
-        try:
-            ui, (width, height, pixels) = frame(state_dir, display, **req)
-            header = {"ui": ui, "width": width, "height": height, "error": None}
-        except (AppTimeout, RuntimeError, subprocess.TimeoutExpired) as exc:
-            header, pixels = {"ui": read_ui(state_dir), "error": str(exc)}, b""
-        sys.stdout.buffer.write(json.dumps(header).encode() + b"\n" + pixels)
+    if argv[:1] == ["loop"]:
+        state_dir, display = Path(argv[1]), argv[2]
+        for line in sys.stdin:
+            sys.stdout.buffer.write(answer(state_dir, display, json.loads(line)))
+            sys.stdout.buffer.flush()
         return 0
     if argv[:1] == ["serve"]:
         serve(Path(argv[1]), Path(argv[2]), Path(argv[3]), argv[4])

@@ -19,7 +19,13 @@ import random
 from pathlib import Path
 from typing import Any
 
-from userbench_env.surfaces.generate import LABEL_WORDS, _check, _compact, _write, scenarios
+from userbench_env.surfaces.generate import (
+    LABEL_WORDS,
+    _check,
+    _compact,
+    _write,
+    scenarios,
+)
 from userbench_env.surfaces.personas.catalog import Trait
 from userbench_env.surfaces.personas.generator import generate_persona
 from userbench_env.surfaces.tasks import surfaces_dir

@@ -153,7 +153,8 @@ class DockerRuntime:
     """The app and Xvfb in a container with no network, driven through the Docker SDK.
 
     The container's main process is ``driver.py serve`` (Xvfb on ``:1`` plus the app,
-    relaunched when it exits); each action is one ``exec`` of ``driver.py frame``.
+    relaunched when it exits); one long-lived ``exec`` of ``driver.py loop`` answers
+    every request over its attached socket (no process start per action).
     The image holds only Debian, Xvfb, xdotool, Tk and Pillow; the app's code is copied
     in when the container is created, so code changes need no image rebuild.
     """
@@ -169,6 +170,7 @@ class DockerRuntime:
         self.restarts = 0
         self._pid: int | None = None
         self._payload = b"{}"
+        self._sock: Any = None
 
     def _ensure(self) -> bool:
         """Create and start the container when missing or stopped; True if it was recreated."""
@@ -176,6 +178,7 @@ class DockerRuntime:
             self.container.reload()
             if self.container.status == "running":
                 return False
+            self._drop_session()
             self.container.remove(force=True)
         size = f"{self.width}x{self.height}"
         self.container = self.client.containers.create(
@@ -199,15 +202,37 @@ class DockerRuntime:
         self.container.put_archive("/", buffer.getvalue())
 
     def _exec(self, request: dict[str, Any]) -> Frame:
-        code, (out, err) = self.container.exec_run(
-            ["python3", f"{CODE_DIR}/driver.py", "frame", STATE_DIR, ":1", json.dumps(request)], demux=True)
-        out = out or b""
-        head, _, pixels = out.partition(b"\n")
-        if code != 0 or not head:
-            raise RuntimeError(f"driver exec failed ({code}): {(err or b'').decode(errors='replace')[-500:]}")
-        header = json.loads(head)
+        """One request to the driver loop, over the long-lived exec's attached socket."""
+        from docker.utils.socket import next_frame_header, read_exactly
+
+        if self._sock is None:
+            exec_id = self.client.api.exec_create(
+                self.container.id, ["python3", f"{CODE_DIR}/driver.py", "loop", STATE_DIR, ":1"], stdin=True)
+            self._sock = self.client.api.exec_start(exec_id, socket=True)
+            getattr(self._sock, "_sock", self._sock).settimeout(120)
+        sock = self._sock
+        try:
+            getattr(sock, "_sock", sock).sendall(json.dumps(request).encode() + b"\n")
+            out, errors, header = bytearray(), bytearray(), None
+            while header is None or len(out) < header["size"]:
+                stream, size = next_frame_header(sock)
+                if size < 0:
+                    raise RuntimeError(f"driver loop ended: {errors.decode(errors='replace')[-500:]}")
+                data = read_exactly(sock, size)
+                (errors if stream == 2 else out).extend(data)
+                if header is None and b"\n" in out:
+                    head, _, rest = bytes(out).partition(b"\n")
+                    header, out = json.loads(head), bytearray(rest)
+        except Exception:
+            self._drop_session()
+            raise
         return Frame(ui=header.get("ui"), width=header.get("width", self.width),
-                     height=header.get("height", self.height), pixels=pixels, error=header.get("error"))
+                     height=header.get("height", self.height), pixels=bytes(out), error=header.get("error"))
+
+    def _drop_session(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
 
     def start(self, payload: dict[str, Any]) -> Frame:
         """Copy the payload in and (re)load the app from it."""
@@ -219,7 +244,7 @@ class DockerRuntime:
         return frame
 
     def act(self, action: dict[str, Any]) -> Frame:
-        """One ``exec`` of the driver: act, sync, screenshot. A hung app is killed (the
+        """One driver request: act, sync, screenshot. A hung app is killed (the
         keeper relaunches it); a new app pid means it was relaunched."""
         restarted = self._ensure()
         frame = self._exec({"action": action})
@@ -246,11 +271,14 @@ class DockerRuntime:
         return out if code == 0 else None
 
     def close(self) -> None:
-        """Remove the container."""
+        """End the driver session and remove the container."""
+        self._drop_session()
         if self.container is not None:
+            from docker.errors import NotFound
+
             try:
                 self.container.remove(force=True)
-            except Exception:  # already gone
+            except NotFound:  # already gone
                 pass
             self.container = None
 
@@ -263,7 +291,7 @@ def docker_available(image: str = DEFAULT_IMAGE) -> str | None:
         client = docker.from_env(timeout=5)
         client.ping()
         client.images.get(image)
-    except Exception as exc:  # no SDK, no daemon, no image: all mean "not usable"
+    except Exception as exc:  # noqa: BLE001 (no SDK, no daemon, no image: all mean "not usable")
         return f"{type(exc).__name__}: {exc}"
     return None
 

@@ -48,7 +48,7 @@ class AppSpec(BaseModel):
     note_label: str = "Note"
 
     @model_validator(mode="after")
-    def _consistent(self) -> "AppSpec":
+    def _consistent(self) -> AppSpec:
         ids = [i.id for i in self.items]
         if len(set(ids)) != len(ids):
             raise ValueError("app catalogue ids must be unique")

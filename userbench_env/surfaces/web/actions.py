@@ -9,9 +9,16 @@ Model output is data: it is parsed, never evaluated.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    ValidationError,
+)
 
 SCROLL_PX = 700
 
@@ -67,7 +74,7 @@ class Done(_Action):
     action: Literal["done"]
 
 
-WebAction = Annotated[Union[Click, Type, Select, Scroll, Done], Field(discriminator="action")]
+WebAction = Annotated[Click | Type | Select | Scroll | Done, Field(discriminator="action")]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(WebAction)
 
 ACTION_HELP = (

@@ -15,6 +15,7 @@ after ``max_invalid`` invalid replies in a row, or at ``max_steps``; then the
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -25,9 +26,24 @@ from userbench_env.surfaces.base import SurfaceStep
 from userbench_env.surfaces.personas.model import Persona
 from userbench_env.surfaces.tasks import SurfaceTask, errand_text
 from userbench_env.surfaces.web.actions import (
-    ACTION_HELP, SCROLL_PX, Click, Done, InvalidAction, Scroll, Select, Type, describe, parse_action,
+    ACTION_HELP,
+    SCROLL_PX,
+    Click,
+    Done,
+    InvalidAction,
+    Scroll,
+    Select,
+    Type,
+    describe,
+    parse_action,
 )
-from userbench_env.surfaces.web.snapshot import CLICK_TARGET_JS, REFS_PROP, SNAPSHOT_JS, Snapshot, parse_snapshot
+from userbench_env.surfaces.web.snapshot import (
+    CLICK_TARGET_JS,
+    REFS_PROP,
+    SNAPSHOT_JS,
+    Snapshot,
+    parse_snapshot,
+)
 
 VIEWPORT = {"width": 1280, "height": 900}
 _INSTRUCTION_HEADING = re.compile(r"\A#\s*Instruction\s*\n")
@@ -47,17 +63,23 @@ class WebBackend:
     ``screenshot`` adds the marked image to observations; ``max_steps`` (40) caps the
     episode; ``max_invalid`` (3) invalid replies in a row end it; ``history`` (15) is
     how many past actions are shown; ``action_timeout_ms`` bounds one browser action.
+    With ``prewarm`` (default) the next episode's fresh context and page are created in
+    the background as soon as an episode ends (its own context is closed then), which
+    takes the renderer start-up off the next ``reset``.
     """
 
     surface = "web"
     artifact_kind = "web"
 
     def __init__(self, screenshot: bool = False, max_steps: int = 40, max_invalid: int = 3, history: int = 15,
-                 action_timeout_ms: int = 1500) -> None:
+                 action_timeout_ms: int = 1500, prewarm: bool = True) -> None:
         self.role = "a user"
         self.screenshot = screenshot
         self.max_steps, self.max_invalid, self.history_size = max_steps, max_invalid, history
         self.action_timeout_ms = action_timeout_ms
+        self.prewarm = prewarm
+        self._spare: Any = None
+        self._spare_host: Any = None
         self._task: SurfaceTask | None = None
         self._site: Any = None
         self._context: Any = None
@@ -108,7 +130,7 @@ class WebBackend:
         self._history, self._steps, self._invalid_run, self._artifact, self._ended = [], 0, 0, None, False
         self._site = Site(task)
         host = get_browser()
-        self._context, self._page = host.run(self._open(host.browser))
+        self._context, self._page = host.run(self._open(host.browser, self._take_spare(host)))
         self._refresh()
         return self._render()
 
@@ -130,8 +152,8 @@ class WebBackend:
             self._history.append(f"{self._steps}. done -> ok")
             return self._end("You finished.")
         try:
-            result = self._refresh_after(self._get_host().run(self._act(parsed)))
-        except Exception as exc:  # noqa: BLE001 - a dead page or browser is an infrastructure error
+            result = self._apply(*self._get_host().run(self._act_and_snap(parsed)))
+        except Exception as exc:
             if self._page.is_closed():
                 return SurfaceStep(observation=f"The browser page is gone: {exc}", done=True, error=str(exc))
             raise
@@ -154,8 +176,14 @@ class WebBackend:
         return self._extract()
 
     def close(self) -> None:
-        """Close the episode's context and page server (the shared browser stays up)."""
+        """Close the episode's context, any prewarmed one and the page server (the shared
+        browser stays up)."""
         self._close_episode()
+        spare, self._spare, self._spare_host = self._spare, None, None
+        if spare is not None:
+            with contextlib.suppress(Exception):  # a failed prewarm leaves nothing to close
+                context, _ = spare.result(60)
+                self._get_host().run(_quiet_close(context), timeout=30.0)
 
     # ------------------------------------------------------------------ extras
 
@@ -181,14 +209,39 @@ class WebBackend:
 
         return get_browser()
 
-    async def _open(self, browser: Any) -> tuple[Any, Any]:
+    async def _new_context(self, browser: Any) -> tuple[Any, Any]:
+        """A fresh context with one blank page (no request is made before routes exist)."""
         context = await browser.new_context(viewport=VIEWPORT, service_workers="block", accept_downloads=False)
-        await context.route("**/*", self._site.handle)
-        await context.route_web_socket("**/*", self._site.block_websocket)
         page = await context.new_page()
         page.set_default_timeout(self.action_timeout_ms)
+        return context, page
+
+    async def _open(self, browser: Any, fresh: tuple[Any, Any] | None) -> tuple[Any, Any]:
+        """Fence a fresh context to the episode's site and load the page."""
+        context, page = fresh if fresh is not None else await self._new_context(browser)
+        await context.route("**/*", self._site.handle)
+        await context.route_web_socket("**/*", self._site.block_websocket)
         await page.goto(self._site.url, wait_until="load", timeout=30_000)
         return context, page
+
+    def _take_spare(self, host: Any) -> tuple[Any, Any] | None:
+        """The prewarmed (context, page) if it was made by ``host`` and is usable."""
+        spare, spare_host, self._spare, self._spare_host = self._spare, self._spare_host, None, None
+        if spare is None or spare_host is not host:
+            return None
+        try:
+            return spare.result(60)
+        except Exception:  # noqa: BLE001 - a failed prewarm just means creating one now
+            return None
+
+    def _release_context(self, prewarm: bool) -> None:
+        """Close the episode's context in the background; optionally start the next one."""
+        context, self._context, self._page = self._context, None, None
+        host = self._get_host()
+        if context is not None:
+            host.submit(_quiet_close(context))
+        if prewarm and self._spare is None:
+            self._spare, self._spare_host = host.submit(self._new_context(host.browser)), host
 
     async def _snap(self) -> tuple[Snapshot, bytes | None]:
         try:
@@ -196,24 +249,31 @@ class WebBackend:
         except Exception:  # noqa: BLE001 - a navigation replaced the document: wait and retry once
             await self._page.wait_for_load_state("load")
             raw = await self._page.evaluate(SNAPSHOT_JS)
-        png = await self._page.screenshot(type="png") if self.screenshot else None
-        return parse_snapshot(raw), png
+        shot = await self._page.screenshot(type="jpeg", quality=75) if self.screenshot else None
+        return parse_snapshot(raw), shot
 
     def _refresh(self) -> None:
-        snapshot, png = self._get_host().run(self._snap())
+        self._show(*self._get_host().run(self._snap()))
+
+    def _show(self, snapshot: Snapshot, shot: bytes | None) -> None:
+        """Make ``snapshot`` (and its marked screenshot) current."""
         self._snapshot = snapshot
-        if png is not None:
+        if shot is not None:
             from userbench_env.surfaces.web.marks import marked_screenshot
 
-            self._image = marked_screenshot(png, snapshot)
+            self._image = marked_screenshot(shot, snapshot)
 
-    def _refresh_after(self, result: str) -> str:
-        """Take the next snapshot; an ``ok`` that changed nothing visible says so."""
+    async def _act_and_snap(self, action: Any) -> tuple[str, Snapshot, bytes | None]:
+        """Perform ``action`` and take the next snapshot, in one trip to the browser thread."""
+        result = await self._act(action)
+        return (result, *await self._snap())
+
+    def _apply(self, result: str, snapshot: Snapshot, shot: bytes | None) -> str:
+        """Make the new snapshot current; an ``ok`` that changed nothing visible says so."""
         before = self._snapshot
-        self._refresh()
-        after = self._snapshot
-        assert before is not None and after is not None
-        if result == "ok" and before.text() == after.text() and before.scroll_y == after.scroll_y:
+        self._show(snapshot, shot)
+        assert before is not None
+        if result == "ok" and before.text() == snapshot.text() and before.scroll_y == snapshot.scroll_y:
             return "ok (no visible change)"
         return result
 
@@ -242,21 +302,23 @@ class WebBackend:
         assert control is not None
         if control.disabled:
             return f"failed: [{action.ref}] is disabled"
-        handle = await page.evaluate_handle(f"(i) => {{ const el = window.{REFS_PROP}[i - 1]; return el && el.isConnected ? el : null; }}", action.ref)
+        if isinstance(action, Click):
+            target = await page.evaluate(CLICK_TARGET_JS, action.ref)
+            if "error" in target:
+                return f"failed: [{action.ref}] {target['error']}"
+            await page.mouse.click(target["x"], target["y"])
+            return "ok"
+        handle = await page.evaluate_handle(
+            f"(i) => {{ const el = window.{REFS_PROP}[i - 1]; return el && el.isConnected ? el : null; }}", action.ref)
         element = handle.as_element()
         if element is None:
             return f"failed: [{action.ref}] is no longer on the page"
         try:
-            if isinstance(action, Click):
-                target = await page.evaluate(CLICK_TARGET_JS, action.ref)
-                if "error" in target:
-                    return f"failed: [{action.ref}] {target['error']}"
-                await page.mouse.click(target["x"], target["y"])
-            elif isinstance(action, Type):
+            if isinstance(action, Type):
                 await element.fill(action.text, timeout=self.action_timeout_ms)
             else:
                 await element.select_option(label=self._option(control, action.option), timeout=self.action_timeout_ms)
-        except Exception as exc:  # noqa: BLE001 - Playwright reports why the page refused the action
+        except Exception as exc:
             if page.is_closed():
                 raise
             return "failed: " + _first_line(str(exc))
@@ -288,7 +350,9 @@ class WebBackend:
     def _end(self, reason: str, invalid: bool = False) -> SurfaceStep:
         self._artifact = self._extract()
         self._ended = True
-        return SurfaceStep(observation=f"{reason}\n\n{self._render()}", done=True, invalid=invalid)
+        observation = f"{reason}\n\n{self._render()}"
+        self._release_context(self.prewarm)
+        return SurfaceStep(observation=observation, done=True, invalid=invalid)
 
     def _extract(self) -> dict[str, Any] | None:
         from userbench_env.surfaces.web.artifact import extract_outputs
@@ -313,15 +377,19 @@ class WebBackend:
         return "\n\n".join(parts)
 
     def _close_episode(self) -> None:
+        """Close the context (waiting for it) and the page server."""
         context, site = self._context, self._site
         self._context = self._page = self._site = None
         if context is not None:
-            try:
-                self._get_host().run(context.close(), timeout=30.0)
-            except Exception:  # noqa: BLE001 - the browser may already be gone
-                pass
+            self._get_host().run(_quiet_close(context), timeout=30.0)
         if site is not None:
             site.close()
+
+
+async def _quiet_close(context: Any) -> None:
+    """Close a browser context; one already gone is fine."""
+    with contextlib.suppress(Exception):  # the browser may already be gone
+        await context.close()
 
 
 def _first_line(text: str) -> str:

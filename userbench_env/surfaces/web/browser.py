@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import concurrent.futures
+import contextlib
 import os
 import shutil
 import threading
@@ -92,10 +93,8 @@ class BrowserHost:
         async def shutdown() -> None:
             for closer in (getattr(self.browser, "close", None), getattr(self._playwright, "stop", None)):
                 if closer is not None:
-                    try:
+                    with contextlib.suppress(Exception):  # already gone is fine at shutdown
                         await closer()
-                    except Exception:  # noqa: BLE001 - already gone is fine at shutdown
-                        pass
 
         try:
             self.run(shutdown(), timeout=30.0)

@@ -1,7 +1,7 @@
 """Set-of-Marks: the viewport screenshot with every on-screen control boxed and numbered.
 
-Pillow decodes the PNG and draws the marks; the result is a ``uint8`` RGB array of
-shape ``(height, width, 3)``. Box colours cycle so neighbouring marks stay apart.
+Pillow decodes the screenshot (JPEG, quality 75, as in APB) and draws the marks; the
+result is a ``uint8`` RGB array of shape ``(height, width, 3)``. Box colours cycle so neighbouring marks stay apart.
 """
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from userbench_env.surfaces.web.snapshot import Snapshot
 _COLOURS = ((230, 25, 75), (60, 180, 75), (0, 130, 200), (245, 130, 48), (145, 30, 180), (0, 128, 128))
 
 
-def marked_screenshot(png: bytes, snapshot: Snapshot) -> np.ndarray:
-    """Draw numbered boxes for the snapshot's on-screen controls onto ``png``."""
+def marked_screenshot(shot: bytes, snapshot: Snapshot) -> np.ndarray:
+    """Draw numbered boxes for the snapshot's on-screen controls onto ``shot`` (JPEG/PNG bytes)."""
     from PIL import Image, ImageDraw
 
-    image = Image.open(io.BytesIO(png)).convert("RGB")
+    image = Image.open(io.BytesIO(shot)).convert("RGB")
     draw = ImageDraw.Draw(image)
     width, height = image.size
     for control in snapshot.controls:

@@ -6,7 +6,16 @@
 # Usage: build_image.sh [TAG] [MIRROR]   (needs root, debootstrap and a running dockerd)
 set -eu
 TAG="${1:-userbench/app-desktop:1}"
-MIRROR="${2:-http://deb.debian.org/debian}"
+# The Debian mirror this machine's apt already uses (no host is hard-coded here).
+apt_mirror() {
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then
+        sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources | grep -v security | head -n 1
+    elif [ -f /etc/apt/sources.list ]; then
+        awk '$1 == "deb" && $2 !~ /security/ {print $2; exit}' /etc/apt/sources.list
+    fi
+}
+MIRROR="${2:-$(apt_mirror)}"
+[ -n "$MIRROR" ] || { echo "no Debian mirror configured for apt; pass one as the second argument" >&2; exit 2; }
 PACKAGES="python3-tk,python3-pil,xvfb,xdotool,fonts-dejavu-core"
 if docker image inspect "$TAG" >/dev/null 2>&1; then
     echo "image $TAG already present"
