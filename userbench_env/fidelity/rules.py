@@ -27,6 +27,7 @@ from userbench_env.fidelity.text import (
     ToolMentions,
     asked_kinds,
     asks,
+    lowered as lower,
     claimed_actions,
     device_states,
     identifiers,
@@ -78,8 +79,9 @@ class Rule:
         return True
 
     def passed(self, cid: str, turn: int) -> None:
-        """Mark ``cid`` passed (unless it already failed)."""
-        if self.outcomes[cid].verdict != "fail":
+        """Mark ``cid`` passed at ``turn`` unless it already passed or failed (the evidence
+        turn of a pass is the first turn the criterion applied)."""
+        if self.outcomes[cid].verdict == "not_applicable":
             self.outcomes[cid] = Outcome("pass", turn)
 
 
@@ -119,7 +121,7 @@ class PrematureDisclosure(Rule):
         self._asked |= kinds
 
     def user_text(self, turn: int, text: str) -> list[str]:
-        lowered = text.lower()
+        lowered = lower(text)
         failed: list[str] = []
         for cid, kind, value in self._watch:
             if value not in lowered or (cid in self._decided and kind in self._asked):
@@ -158,7 +160,7 @@ class DumpsBlueprint(Rule):
             for c in self.criteria:
                 self.passed(c.id, turn)
             return []
-        lowered = text.lower()
+        lowered = lower(text)
         if all(sum(k in lowered for k in keys) < int(c.params.get("minimum", 2))
                for c, keys in zip(self.criteria, self._keys.values())):
             for c in self.criteria:
@@ -398,7 +400,7 @@ class UnpromptedTransfer(Rule):
         self._offered = False
 
     def agent_text(self, turn: int, text: str) -> None:
-        self._offered = self._offered or "transfer" in text.lower()
+        self._offered = self._offered or "transfer" in lower(text)
 
     def user_text(self, turn: int, text: str) -> list[str]:
         if TRANSFER_TOKEN not in text:
@@ -432,7 +434,7 @@ class Withholding(Rule):
         last, self._last_agent = self._last_agent, ""
         if not last:
             return []
-        lowered = text.lower()
+        lowered = lower(text)
         gives = any(v in lowered for _, _, values in self._watch for v in values)
         denies = DENIAL.search(lowered) is not None
         # the request is read only when the answer could decide something (a value or a denial)
@@ -500,6 +502,11 @@ class RuleTracker:
             if criterion.check == "rule" and criterion.rule in RULES:
                 groups.setdefault(criterion.rule, []).append(criterion)
         self.rules: list[Rule] = [RULES[name](members) for name, members in groups.items()]
+        # per hook, only the rules that implement it (the base hooks do nothing)
+        self._hooked = {
+            hook: [getattr(r, hook) for r in self.rules if getattr(type(r), hook) is not getattr(Rule, hook)]
+            for hook in ("agent_text", "user_text", "tool_call")
+        }
         self.violations: list[str] = []
         self._by_id: dict[str, Rule] = {cid: rule for rule in self.rules for cid in rule.outcomes}
         self._results: list[str] = []
@@ -507,8 +514,8 @@ class RuleTracker:
     def agent_text(self, turn: int, text: str) -> None:
         """Feed an agent text message to every rule."""
         self._results = []
-        for rule in self.rules:
-            rule.agent_text(turn, text)
+        for hook in self._hooked["agent_text"]:
+            hook(turn, text)
 
     def user_text(self, turn: int, text: str) -> list[str]:
         """Feed a user text message; returns (and records) newly failed criterion ids."""
@@ -516,8 +523,8 @@ class RuleTracker:
             if quoted in text:
                 text = text.replace(quoted, " ")
         new: list[str] = []
-        for rule in self.rules:
-            new.extend(rule.user_text(turn, text))
+        for hook in self._hooked["user_text"]:
+            new.extend(hook(turn, text))
         self.violations.extend(new)
         return new
 
@@ -525,8 +532,8 @@ class RuleTracker:
         """Feed an executed tool call (agent's or user's) and its result to every rule."""
         if call.requestor == "user" and len(result.content) >= QUOTE_MIN:
             self._results.append(result.content)
-        for rule in self.rules:
-            rule.tool_call(turn, call, result)
+        for hook in self._hooked["tool_call"]:
+            hook(turn, call, result)
 
     def outcome(self, criterion_id: str) -> Outcome:
         """The current outcome of a criterion (``pending`` when no rule decides it)."""

@@ -24,6 +24,12 @@ _CACHE = 256
 
 
 @lru_cache(maxsize=_CACHE)
+def lowered(text: str) -> str:
+    """``text.lower()``, memoized (every rule reads the same message)."""
+    return text.lower()
+
+
+@lru_cache(maxsize=_CACHE)
 def asked_kinds(text: str) -> frozenset[str]:
     """:func:`~userbench_env.tasks.extract.requested_kinds`, memoized."""
     return requested_kinds(text)
@@ -188,7 +194,7 @@ def _mention_pattern(tools: tuple[str, ...]) -> tuple[dict[str, str], re.Pattern
 
 def clear_caches() -> None:
     """Empty the memoized readings (benchmarks use it to time cold readings)."""
-    for cached in (asked_kinds, asks, normalize, identifiers, device_states, _claims):
+    for cached in (lowered, asked_kinds, asks, normalize, identifiers, device_states, _claims):
         cached.cache_clear()
 
 
