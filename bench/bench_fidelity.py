@@ -1,14 +1,20 @@
-"""Cost of the incremental rule checks in ``step()``: the same episodes with and without rules.
+"""Cost of the incremental rule checks in ``step()``.
 
-Runs the scripted oracle agent with the scripted user on tau2 tasks of each domain, once
-with every ``from_blueprint`` criterion checked and once with no criteria (the tracker
-then holds no rule), and reports the mean ``step()`` time of each and the overhead: per task, the two envs run
-alternately several times and each keeps its fastest episode (thread CPU time summed over
-the episode's steps), which filters out the contention of a shared machine. Loaded data
-is frozen out of the garbage collector's scans after a warm-up (``gc.freeze``), so that
-collections of the large domain databases do not land at random in one env's steps. Non-terminal steps are also reported alone (the
-terminal one computes the reward). Also reports the rule tracker alone per message, with
-its memoized readings cleared (cold) before every replay. Run: ``USERBENCH_TAU2_DATA=... python bench/bench_fidelity.py``.
+Three measures, for tau2 airline, retail and telecom with the scripted oracle agent:
+
+* A/B: the same episodes in an env with every ``from_blueprint`` criterion and in one with
+  none; per task the two run alternately several times and each keeps its fastest episode
+  (thread CPU time summed over its steps). Loaded data is frozen out of the garbage
+  collector's scans after a warm-up (``gc.freeze``). On a loaded machine this difference
+  is noisy;
+* in situ: the wall time spent inside the rule tracker's hooks during ``step()`` (the
+  opening turn, fed during ``reset()``, excluded), as µs per step and as a share of the
+  rest of the step time, with the scripted user and with an LLM user (litellm over HTTP to
+  the local server, the scripted user behind it: the realistic path);
+* cold: the tracker alone replaying the recorded transcripts, per message, with its
+  memoized readings cleared before every replay.
+
+Run: ``USERBENCH_TAU2_DATA=... python bench/bench_fidelity.py``.
 """
 from __future__ import annotations
 
@@ -27,6 +33,39 @@ from userbench_env.agents import ScriptedAgent  # noqa: E402
 from userbench_env.envs.conversation import ConversationEnv  # noqa: E402
 from userbench_env.fidelity import RuleTracker, task_criteria  # noqa: E402
 from userbench_env.fidelity.text import clear_caches  # noqa: E402
+
+
+class TimedTracker(RuleTracker):
+    """A rule tracker that accumulates the wall time spent in its hooks (class-wide)."""
+
+    spent = 0.0
+
+    def agent_text(self, turn: int, text: str) -> None:
+        start = time.perf_counter()
+        super().agent_text(turn, text)
+        TimedTracker.spent += time.perf_counter() - start
+
+    def user_text(self, turn: int, text: str) -> list[str]:
+        start = time.perf_counter()
+        out = super().user_text(turn, text)
+        TimedTracker.spent += time.perf_counter() - start
+        return out
+
+    def tool_call(self, turn: int, call: Any, result: Any) -> None:
+        start = time.perf_counter()
+        super().tool_call(turn, call, result)
+        TimedTracker.spent += time.perf_counter() - start
+
+
+class TimedEnv(ConversationEnv):
+    """The conversation env with its rule tracker timed (the share of step time spent in rules)."""
+
+    def _reset_machine(self, seed: Any, options: Any) -> Any:
+        result = yield from super()._reset_machine(seed, options)
+        timed = TimedTracker([])
+        timed.__dict__.update(self.tracker.__dict__)
+        self.tracker = timed
+        return result
 
 
 class NoRulesEnv(ConversationEnv):
@@ -86,7 +125,37 @@ def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
     return statistics.median(samples) / count
 
 
+def in_situ_share(env: TimedEnv, task_ids: list[str], rounds: int = 3) -> tuple[float, float]:
+    """(rule seconds per step, rule time / the rest of the step time) measured inside ``env``'s steps."""
+    TimedTracker.spent = 0.0
+    total = 0.0
+    steps = 0
+    for _ in range(rounds):
+        for task_id in task_ids:
+            agent = ScriptedAgent()
+            observation, info = env.reset(options={"task_id": task_id})
+            agent.reset(env.task)
+            while "episode" not in info:
+                action = agent.act(observation, info)
+                start = time.perf_counter()
+                observation, _, _, _, info = env.step(action)
+                total += time.perf_counter() - start
+                steps += 1
+    return TimedTracker.spent / steps, TimedTracker.spent / (total - TimedTracker.spent)
+
+
+def llm_user_env(domain: str, server_url: str) -> TimedEnv:
+    """A timed env whose user is an :class:`~userbench_env.proxies.llm.LLMUserProxy` on the local server."""
+    from userbench_env.proxies.llm import LLMUserProxy
+
+    proxy = LLMUserProxy("openai/local-user", base_url=server_url, api_key="sk-local")
+    return TimedEnv(domain, task_source="tau2", user_proxy=proxy)
+
+
 def main(tasks_per_domain: int = 30, rounds: int = 9) -> None:
+    from userbench_env.serve import ChatServer, ScriptedUserResponder
+    from userbench_env.tasks import load_tasks
+
     rows = []
     for domain in ("airline", "retail", "telecom"):
         envs = {"rules": ConversationEnv(domain, task_source="tau2"), "none": NoRulesEnv(domain, task_source="tau2")}
@@ -106,12 +175,14 @@ def main(tasks_per_domain: int = 30, rounds: int = 9) -> None:
             steps += n
         sums = {(key, part): sum(best[(key, t)][part] for t in ids) for key in envs for part in (0, 1)}
         overhead = sums[("rules", 0)] / sums[("none", 0)] - 1
-        overhead_inner = sums[("rules", 1)] / sums[("none", 1)] - 1
-        per_message = tracker_time(envs["rules"], ids)
+        per_step, share = in_situ_share(TimedEnv(domain, task_source="tau2"), ids)
+        with ChatServer(ScriptedUserResponder(load_tasks(domain, source="tau2", split=None)), record=False) as server:
+            llm_per_step, llm_share = in_situ_share(llm_user_env(domain, server.base_url), ids[:10], rounds=1)
         rows.append((domain, f"{sums[('none', 0)] / steps * 1e6:.0f}", f"{sums[('rules', 0)] / steps * 1e6:.0f}",
-                     f"{overhead * 100:+.1f}%", f"{overhead_inner * 100:+.1f}%", f"{per_message * 1e6:.1f}"))
-    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "overhead", "overhead non-terminal",
-                       "rules us/message (cold)")))
+                     f"{overhead * 100:+.1f}%", f"{per_step * 1e6:.1f}", f"{share * 100:.1f}%",
+                     f"{llm_per_step * 1e6:.1f}", f"{llm_share * 100:.2f}%", f"{tracker_time(envs['rules'], ids) * 1e6:.1f}"))
+    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "A/B overhead", "rules us/step",
+                       "rules share", "LLM user: rules us/step", "LLM user: share", "rules us/message (cold)")))
 
 
 if __name__ == "__main__":

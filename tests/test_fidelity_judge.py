@@ -168,3 +168,18 @@ def test_malformed_writer_or_verifier_replies_raise(tmp_path):
     with ChatServer(CannedResponder([_writer_reply(task)])) as writer, ChatServer(CannedResponder(['{"reviews": []}'])) as verifier:
         with pytest.raises(JudgeReplyError, match="reviewed 0 of 3"):
             generate_rubric(task, _spec(writer, "openai/writer"), _spec(verifier, "openai/verifier"), sample=[])
+
+
+def test_validation_grades_judge_only_modes_when_a_judge_is_configured():
+    from userbench_env.fidelity.validate import validate_fidelity
+
+    with ChatServer(CannedResponder([FAIL])) as server:
+        table = validate_fidelity("retail", "tau2", episodes=6, seed=3, modes="accepts_forbidden_outcome", rate=1.0,
+                                  clean_episodes=2, judge=_spec(server, "openai/validation-judge"))
+        calls = server.stats.requests
+    row = table["modes"]["accepts_forbidden_outcome"]
+    assert row["coverage"] == "judge" and row["injected"] >= 1
+    assert row["detected"] == row["injected"] and row["recall"] == 1.0  # the canned judge always answers "fail"
+    assert table["judge"] == {"model": "openai/validation-judge", "temperature": 0.0, "modes": ["accepts_forbidden_outcome"]}
+    assert table["judge_false_positive_rate"] == 1.0 and table["false_positive_rate"] == 0.0
+    assert calls >= 3  # one question per judged episode and per clean episode (transcripts differ)
