@@ -48,8 +48,8 @@ def test_reduced_validation_meets_the_acceptance_bars():
     injected: Counter[str] = Counter()
     detected: Counter[str] = Counter()
     clean = flagged = 0
-    for domain, episodes in (("airline", 40), ("retail", 40), ("telecom", 60)):
-        table = validate_fidelity(domain, "tau2", episodes=episodes, seed=7, rate=0.4, clean_episodes=25)
+    for domain, episodes in (("airline", 150), ("retail", 150), ("telecom", 150)):
+        table = validate_fidelity(domain, "tau2", episodes=episodes, seed=7, rate=0.4)  # clean: every base task once
         for mode, row in table["modes"].items():
             if row["coverage"] == "rule":
                 injected[mode] += row["injected"]
@@ -59,10 +59,10 @@ def test_reduced_validation_meets_the_acceptance_bars():
         clean += table["clean_episodes"]
         flagged += round(table["false_positive_rate"] * table["clean_episodes"])
     rule_injectable = [m for m in injectable_modes() if TAXONOMY[m].coverage == "rule"]
-    assert all(injected[m] >= 3 for m in rule_injectable), injected
+    assert all(injected[m] >= 20 for m in rule_injectable), injected
     for mode in rule_injectable:
         assert detected[mode] / injected[mode] >= 0.95, (mode, injected[mode], detected[mode])
-    assert clean == 75 and flagged / clean <= 0.02
+    assert clean == 50 + 114 + 114 and flagged / clean <= 0.02
 
 
 def test_the_cli_writes_the_table(tmp_path, capsys):

@@ -1,9 +1,12 @@
-"""One litellm chat completion with our retries, backoff, token counting and pricing.
+"""One chat completion with our retries, backoff, token counting and pricing.
 
-Shared by every role an LLM plays through litellm (the user proxy, the LLM agent):
-:class:`LiteLLMCaller` holds the connection settings (model, ``base_url``, key,
-timeout, retry policy, price overrides, extra litellm arguments) and runs one call,
-blocking (:meth:`LiteLLMCaller.complete`) or not (:meth:`LiteLLMCaller.acomplete`).
+Shared by every role an LLM plays (the user proxy, the LLM agent): :class:`LLMCaller`
+holds the connection settings (model, ``base_url``, key, timeout, retry policy, price
+overrides, extra request fields) and a *transport* that carries the request
+(:mod:`userbench_env.transport`: ``litellm`` for any provider, ``direct`` for a
+self-hosted OpenAI-compatible server with no litellm in the call path). It runs one
+call, blocking (:meth:`LLMCaller.complete`) or not (:meth:`LLMCaller.acomplete`),
+with the same semantics whichever the transport.
 
 Every answered reply is counted and priced (into the caller's ``usage`` and a per-turn
 :class:`~userbench_env.proxies.base.Usage`), including replies the role's parser then
@@ -11,7 +14,7 @@ rejects as :class:`MalformedReply`. Provider faults (HTTP 429, 5xx, timeouts,
 connection errors, malformed replies) are retried with exponential backoff; after
 ``max_retries`` retries, or at once for a request the provider rejects as invalid
 (:data:`FATAL_STATUSES`), the role's error type (``llm_error``) is raised. litellm is
-imported inside the calls only.
+imported inside litellm calls only.
 """
 from __future__ import annotations
 
@@ -20,23 +23,16 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from userbench_env.pricing import (
-    PriceSource,
-    PriceTable,
-    call_cost,
-    import_litellm,
-    load_prices,
-)
+from userbench_env.pricing import PriceSource, PriceTable, load_prices
 from userbench_env.proxies.base import Usage
+from userbench_env.transport import MalformedReply, make_transport
+
+__all__ = ["FATAL_STATUSES", "LLMCaller", "MalformedReply", "first_message"]
 
 #: HTTP statuses meaning the request itself is wrong: retrying cannot help.
 FATAL_STATUSES = frozenset({400, 401, 403, 404, 422})
 
 T = TypeVar("T")
-
-
-class MalformedReply(ValueError):
-    """The provider answered, but not with a usable turn."""
 
 
 def first_message(response: Any) -> Any:
@@ -47,7 +43,7 @@ def first_message(response: Any) -> Any:
     return choices[0].message
 
 
-class LiteLLMCaller:
+class LLMCaller:
     """Connection settings and the retried, priced call (see the module docstring).
 
     Subclasses call :meth:`configure_llm` in ``__init__``, set ``llm_error`` (the
@@ -72,9 +68,11 @@ class LiteLLMCaller:
         max_backoff: float = 30.0,
         price_override: PriceSource = None,
         extra: dict[str, Any] | None = None,
+        transport: str = "litellm",
     ) -> None:
         """Store the settings (``temperature`` None: the provider's default). Retry ``n`` waits ``backoff * 2**n`` s (at most ``max_backoff``);
-        ``timeout`` is per call; ``extra`` goes to litellm unchanged (e.g. ``max_tokens``)."""
+        ``timeout`` is per call; ``extra`` is added to every request unchanged (e.g. ``max_tokens``);
+        ``transport`` names how requests travel (``litellm`` or ``direct``, which needs ``base_url``)."""
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self.model = model
@@ -87,39 +85,31 @@ class LiteLLMCaller:
         self.max_backoff = max_backoff
         self.prices: PriceTable = load_prices(price_override)
         self.extra = dict(extra or {})
+        self.transport = make_transport(transport, base_url, api_key, timeout)
+        self.pricer = self.transport.pricer(model, self.prices)
 
-    def llm_kwargs(
+    def chat_request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, seed: int | None = None
     ) -> dict[str, Any]:
-        """litellm arguments for ``messages``: model, temperature, timeout, our retries
-        only, tools with ``tool_choice="auto"`` and the seed when given (litellm drops it
-        for providers that take none), the endpoint, then ``extra``."""
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "timeout": self.timeout,
-            "max_retries": 0,  # retries are ours, counted and backed off
-            "drop_params": True,
-        }
+        """The chat-completions body for ``messages``: model, temperature, tools with
+        ``tool_choice="auto"``, the seed when given (litellm drops it for providers that
+        take none), then ``extra``. Endpoint, key and timeout are the transport's."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
-            kwargs["temperature"] = self.temperature
+            body["temperature"] = self.temperature
         if tools:
-            kwargs["tools"] = tools
-            kwargs["tool_choice"] = "auto"
+            body["tools"] = tools
+            body["tool_choice"] = "auto"
         if seed is not None:
-            kwargs["seed"] = seed
-        if self.base_url:
-            kwargs["api_base"] = self.base_url
-        if self.api_key:
-            kwargs["api_key"] = self.api_key
-        kwargs.update(self.extra)
-        return kwargs
+            body["seed"] = seed
+        body.update(self.extra)
+        return body
 
     def _count(self, response: Any, turn_usage: Usage) -> None:
         usage = getattr(response, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion = int(getattr(usage, "completion_tokens", 0) or 0)
-        cost = call_cost(self.model, prompt, completion, self.prices)
+        cost = self.pricer(prompt, completion)
         if cost is None:
             self.priced = False
         call = Usage(prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost or 0.0, calls=1)
@@ -135,13 +125,12 @@ class LiteLLMCaller:
             raise self.llm_error(f"{self.model}: failed after {attempt + 1} attempts: {type(exc).__name__}: {exc}") from exc
         return min(self.backoff * 2**attempt, self.max_backoff)
 
-    def complete(self, kwargs: dict[str, Any], parse: Callable[[Any], T], turn_usage: Usage) -> T:
-        """``parse`` of a blocking ``litellm.completion(**kwargs)``, retried (module docstring)."""
-        litellm = import_litellm()
+    def complete(self, body: dict[str, Any], parse: Callable[[Any], T], turn_usage: Usage) -> T:
+        """``parse`` of the transport's blocking answer to ``body``, retried (module docstring)."""
         attempt = 0
         while True:
             try:
-                response = litellm.completion(**kwargs)
+                response = self.transport.send(body)
                 self._count(response, turn_usage)
                 return parse(response)
             except Exception as exc:  # every provider failure is retried or becomes llm_error
@@ -149,13 +138,12 @@ class LiteLLMCaller:
             time.sleep(delay)
             attempt += 1
 
-    async def acomplete(self, kwargs: dict[str, Any], parse: Callable[[Any], T], turn_usage: Usage) -> T:
-        """:meth:`complete` with the non-blocking ``litellm.acompletion``."""
-        litellm = import_litellm()
+    async def acomplete(self, body: dict[str, Any], parse: Callable[[Any], T], turn_usage: Usage) -> T:
+        """:meth:`complete` with the transport's non-blocking call."""
         attempt = 0
         while True:
             try:
-                response = await litellm.acompletion(**kwargs)
+                response = await self.transport.asend(body)
                 self._count(response, turn_usage)
                 return parse(response)
             except Exception as exc:  # every provider failure is retried or becomes llm_error

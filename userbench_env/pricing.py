@@ -11,8 +11,11 @@ network fetch.
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Mapping, Union
@@ -20,6 +23,9 @@ from typing import Any, Mapping, Union
 from pydantic import BaseModel, ConfigDict, Field
 
 PriceSource = Union[str, os.PathLike[str], Mapping[str, Any], "PriceTable", None]
+
+#: litellm's bundled price map, read without importing litellm
+LITELLM_PRICE_FILE = "model_prices_and_context_window_backup.json"
 
 
 def import_litellm() -> ModuleType:
@@ -105,3 +111,42 @@ def call_cost(model: str, prompt_tokens: int, completion_tokens: int, overrides:
     except Exception:  # litellm raises for unmapped models; an unknown price is not an error
         return None
     return float(per_input + per_output)
+
+
+@lru_cache(maxsize=1)
+def litellm_price_map() -> Mapping[str, Any]:
+    """litellm's model price map: ``litellm.model_cost`` when litellm is already loaded,
+    else its bundled JSON file read directly (no litellm import); ``{}`` when neither exists."""
+    loaded = sys.modules.get("litellm")
+    if loaded is not None and isinstance(getattr(loaded, "model_cost", None), Mapping):
+        return loaded.model_cost
+    spec = importlib.util.find_spec("litellm")
+    if spec is None or spec.origin is None:
+        return {}
+    path = Path(spec.origin).parent / LITELLM_PRICE_FILE
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def flat_price(model: str, overrides: PriceSource = None) -> Price | None:
+    """The per-token price of ``model`` as a :class:`Price`: an override, else litellm's map
+    entry (by full name or without the provider prefix); ``None`` when unknown.
+
+    For callers that price every call without litellm (tiered prices are not applied:
+    the base input/output price per token is used).
+    """
+    price = load_prices(overrides).lookup(model)
+    if price is not None:
+        return price
+    table = litellm_price_map()
+    entry = table.get(model)
+    if entry is None and "/" in model:
+        entry = table.get(model.split("/", 1)[1])
+    if not isinstance(entry, Mapping):
+        return None
+    per_input, per_output = entry.get("input_cost_per_token"), entry.get("output_cost_per_token")
+    if not isinstance(per_input, (int, float)) or not isinstance(per_output, (int, float)):
+        return None
+    return Price(input=per_input * 1_000_000, output=per_output * 1_000_000)

@@ -1,4 +1,5 @@
-"""LLMAgent: a customer-service agent played by an LLM through litellm (any provider or ``base_url``).
+"""LLMAgent: a customer-service agent played by an LLM through litellm (any provider or ``base_url``)
+or straight over HTTP to a self-hosted OpenAI-compatible server (``transport="direct"``).
 
 The agent is driven by an agent-side env's observation stream (``reset(task)``, then
 ``act(observation, info)`` once per turn) and keeps its own chat:
@@ -28,7 +29,7 @@ import json
 from typing import Any
 
 from userbench_env.agents.base import AgentError
-from userbench_env.completion import LiteLLMCaller, MalformedReply, first_message
+from userbench_env.completion import LLMCaller, MalformedReply, first_message
 from userbench_env.core.task import Task
 from userbench_env.pricing import PriceSource
 from userbench_env.proxies.base import Usage
@@ -39,7 +40,7 @@ ChatMessage = dict[str, Any]
 
 
 def parse_agent_reply(response: Any) -> ChatMessage:
-    """The assistant message of a litellm completion as a plain dict (text and all tool calls).
+    """The assistant message of a completion response (either transport) as a plain dict (text and all tool calls).
 
     Tool-call arguments are normalised to JSON object strings; ids are kept (``""``
     when missing). Raises :class:`MalformedReply` when there is no choice, neither
@@ -82,14 +83,15 @@ def observation_messages(observation: str, pending: list[str]) -> list[ChatMessa
     return [{"role": "tool", "tool_call_id": call_id, "content": observation} for call_id in pending]
 
 
-class LLMAgent(LiteLLMCaller):
+class LLMAgent(LLMCaller):
     """The agent played by an LLM (see the module docstring).
 
     ``model`` is a litellm model name (``openai/gpt-4.1``; ``openai/<name>`` with
-    ``base_url`` for an OpenAI-compatible server). ``system_prompt``/``tools`` fix the
+    ``base_url`` for an OpenAI-compatible server; ``transport="direct"`` posts to that
+    server without litellm). ``system_prompt``/``tools`` fix the
     prompt and tools instead of reading them from the reset info. Retry, timeout,
     pricing and ``extra`` options are those of
-    :meth:`~userbench_env.completion.LiteLLMCaller.configure_llm`.
+    :meth:`~userbench_env.completion.LLMCaller.configure_llm`.
     """
 
     name = "llm-agent"
@@ -110,8 +112,10 @@ class LLMAgent(LiteLLMCaller):
         system_prompt: str | None = None,
         tools: list[dict[str, Any]] | None = None,
         extra: dict[str, Any] | None = None,
+        transport: str = "litellm",
     ) -> None:
-        self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override, extra)
+        self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override,
+                           extra, transport)
         self.seed = seed
         self.fixed_system_prompt = system_prompt
         self.fixed_tools = tools
@@ -143,11 +147,11 @@ class LLMAgent(LiteLLMCaller):
             self.chat.append({"role": "assistant", "content": greeting})
 
     def request(self, observation: str, info: dict[str, Any] | None) -> dict[str, Any]:
-        """The litellm arguments for the turn answering ``observation`` (starts the chat if needed)."""
+        """The chat-completions body for the turn answering ``observation`` (starts the chat if needed)."""
         if not self.chat:
             self._start(info or {})
         messages = self.chat + observation_messages(observation, self._pending)
-        return self.llm_kwargs(messages, self.tools, self.seed)
+        return self.chat_request(messages, self.tools, self.seed)
 
     def _record(self, kwargs: dict[str, Any], reply: ChatMessage) -> ChatMessage:
         self._turns += 1
@@ -158,12 +162,12 @@ class LLMAgent(LiteLLMCaller):
         return json.loads(json.dumps(reply))  # the caller gets its own copy
 
     def act(self, observation: str, info: dict[str, Any] | None = None) -> ChatMessage:
-        """The agent's next action (blocking litellm call with retries; :class:`AgentError` on giving up)."""
+        """The agent's next action (blocking call with retries; :class:`AgentError` on giving up)."""
         kwargs = self.request(observation, info)
         return self._record(kwargs, self.complete(kwargs, parse_agent_reply, Usage()))
 
     async def aact(self, observation: str, info: dict[str, Any] | None = None) -> ChatMessage:
-        """:meth:`act` with the non-blocking ``litellm.acompletion``."""
+        """:meth:`act` with the transport's non-blocking call."""
         kwargs = self.request(observation, info)
         return self._record(kwargs, await self.acomplete(kwargs, parse_agent_reply, Usage()))
 

@@ -1,8 +1,8 @@
-"""The text space of the conversation envs: any Unicode string, sampled as a valid action."""
+"""The text space of every UserBench env: any Unicode string, sampled as a valid action."""
 from __future__ import annotations
 
 import string
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from gymnasium import spaces
@@ -23,19 +23,28 @@ class AnyText(spaces.Text):
     """A :class:`gymnasium.spaces.Text` accepting every string up to ``max_length`` characters.
 
     ``contains`` checks only the type and length (any Unicode character is allowed);
-    ``sample`` returns one of :data:`SAMPLE_MESSAGES` (a plain text message, valid as an
-    agent action) using the space's seeded generator.
+    ``sample`` returns ``sampler(np_random)`` when a sampler is given (a surface's valid
+    action), else one of :data:`SAMPLE_MESSAGES` (a plain text message, valid as an
+    agent action), using the space's seeded generator.
     """
 
-    def __init__(self, max_length: int = 1_000_000, seed: int | np.random.Generator | None = None):
+    def __init__(
+        self,
+        max_length: int = 1_000_000,
+        seed: int | np.random.Generator | None = None,
+        sampler: Callable[[np.random.Generator], str] | None = None,
+    ):
         super().__init__(max_length, min_length=0, charset=string.printable, seed=seed)
+        self.sampler = sampler
 
     def contains(self, x: Any) -> bool:
         """True for any ``str`` of at most ``max_length`` characters."""
         return isinstance(x, str) and len(x) <= self.max_length
 
     def sample(self, mask: Any = None, probability: Any = None) -> str:
-        """A valid plain-text action, drawn with the space's generator."""
+        """A valid action, drawn with the space's generator."""
+        if self.sampler is not None:
+            return self.sampler(self.np_random)
         return SAMPLE_MESSAGES[int(self.np_random.integers(len(SAMPLE_MESSAGES)))]
 
     def __repr__(self) -> str:

@@ -13,48 +13,15 @@ reward, max_points, per-check verdicts, error and the artifact.
 from __future__ import annotations
 
 import zlib
-from typing import Any, Callable
+from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium.spaces import Space
 
+from userbench_env.envs.spaces import AnyText
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
 from userbench_env.surfaces.personas.model import Persona
 from userbench_env.surfaces.personas.render import render_persona
 from userbench_env.surfaces.tasks import SurfaceTask, load_surface_tasks
-
-
-class UnicodeText(Space[str]):
-    """Any Unicode string up to ``max_length``; ``sample`` asks ``sampler`` for a valid
-    action when one is given (else a short ASCII string)."""
-
-    def __init__(self, max_length: int = 1_000_000, sampler: Callable[[np.random.Generator], str] | None = None,
-                 seed: int | None = None) -> None:
-        super().__init__(shape=None, dtype=None, seed=seed)
-        self.max_length = max_length
-        self.sampler = sampler
-
-    def contains(self, x: Any) -> bool:
-        """Whether ``x`` is a string of allowed length."""
-        return isinstance(x, str) and len(x) <= self.max_length
-
-    def sample(self, mask: Any = None, probability: Any = None) -> str:
-        """A valid action from the sampler, or random letters."""
-        if self.sampler is not None:
-            return self.sampler(self.np_random)
-        return "".join(chr(int(c)) for c in self.np_random.integers(97, 123, size=8))
-
-    @property
-    def is_np_flattenable(self) -> bool:
-        """Text cannot be flattened to an array."""
-        return False
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, UnicodeText) and other.max_length == self.max_length
-
-    def __repr__(self) -> str:
-        return f"UnicodeText({self.max_length})"
 
 
 class SurfaceEnv(gym.Env[str, str]):
@@ -108,8 +75,8 @@ class SurfaceEnv(gym.Env[str, str]):
         self.judge = None if judge in (None, "deferred") else judge
         self.max_turns = max_turns
         self.render_mode = render_mode
-        self.observation_space = getattr(self.backend, "observation_space", None) or UnicodeText()
-        self.action_space = UnicodeText(sampler=self.backend.sample_action)
+        self.observation_space = getattr(self.backend, "observation_space", None) or AnyText()
+        self.action_space = AnyText(sampler=self.backend.sample_action)
         self._personas: dict[str, Persona] = {}
         self._task: SurfaceTask | None = None
         self._last_obs = ""

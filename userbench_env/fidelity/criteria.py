@@ -6,7 +6,8 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
 :mod:`userbench_env.fidelity.taxonomy`). What is built:
 
 * premature disclosure: one ``volunteers_unasked_info`` criterion per identifying
-  known-info item not stated in the reason for calling; one ``dumps_blueprint``
+  known-info item not stated in the reason for calling (of name items, only the first:
+  later ones name other people or companies); one ``dumps_blueprint``
   criterion when the scenario has at least two sentences beyond the reason for calling;
 * groundedness: ``invents_unknown_information`` always; with user tools,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
@@ -39,6 +40,8 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
 _LABELS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number", "reservation_id": "reservation id",
            "order_id": "order id", "item_id": "item id", "payment_method": "payment method",
            "first_name": "first name", "last_name": "last name"}
+
+_NAME_KINDS = frozenset({"name", "first_name", "last_name"})
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -91,9 +94,14 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     """One ``volunteers_unasked_info`` criterion per checkable known-info item."""
     stated_up_front = blueprint.reason_for_call.lower()
     checkable = []
+    named = False
     for item in blueprint.known_info:
         if item.kind not in DISCLOSURE_KINDS or item.value.lower() in stated_up_front:
             continue
+        if item.kind in _NAME_KINDS:  # only the first name is the user's own (later ones name others)
+            if named:
+                continue
+            named = True
         grounding = _grounding(blueprint, item)
         if grounding is not None:
             checkable.append((item.kind, (item, grounding)))

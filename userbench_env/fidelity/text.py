@@ -45,7 +45,7 @@ _TOKEN = re.compile(r"[a-z0-9]+")
 _PERSON = {"you": "p", "your": "p", "yours": "p", "yourself": "p", "i": "p", "my": "p", "me": "p", "mine": "p",
            "myself": "p", "am": "be", "are": "be", "re": "be", "m": "be"}
 #: Normalized sentences shorter than this many tokens are too generic to count as recited.
-MIN_SENTENCE_TOKENS = 6
+MIN_SENTENCE_TOKENS = 8
 
 
 @lru_cache(maxsize=_CACHE)

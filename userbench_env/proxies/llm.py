@@ -1,4 +1,5 @@
-"""An LLM plays the user, through litellm (any provider, or any OpenAI-compatible ``base_url``).
+"""An LLM plays the user, through litellm (any provider, or any OpenAI-compatible ``base_url``)
+or straight over HTTP to a self-hosted OpenAI-compatible server (``transport="direct"``).
 
 The system prompt is the simulation guidelines (ours by default, with or without the
 tools variant depending on whether the view offers user tools) plus the task's
@@ -21,7 +22,7 @@ from typing import Any
 
 from userbench_env.completion import (
     FATAL_STATUSES,
-    LiteLLMCaller,
+    LLMCaller,
     MalformedReply,
     first_message,
 )
@@ -36,7 +37,7 @@ __all__ = ["FATAL_STATUSES", "LLMUserProxy", "MalformedReply", "parse_reply"]
 
 
 def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
-    """The text and the (first) user tool call of a litellm completion response.
+    """The text and the (first) user tool call of a completion response (either transport).
 
     Raises :class:`MalformedReply` when there is no choice, no usable content, or a
     tool call whose arguments are not a JSON object.
@@ -58,16 +59,18 @@ def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
     return text, None
 
 
-class LLMUserProxy(UserProxy, LiteLLMCaller):
-    """The user played by an LLM through litellm (see the module docstring).
+class LLMUserProxy(UserProxy, LLMCaller):
+    """The user played by an LLM (see the module docstring).
 
     ``model`` is a litellm model name (``openai/gpt-4.1-mini``; ``openai/<name>`` with
-    ``base_url`` for an OpenAI-compatible server). ``seed`` fixes the sampling seed;
+    ``base_url`` for an OpenAI-compatible server). ``transport="direct"`` (with
+    ``base_url``) skips litellm and posts to that server itself (:mod:`userbench_env.transport`);
+    retries, faults, usage and pricing are the same. ``seed`` fixes the sampling seed;
     when ``None`` the episode seed from :meth:`reset` is forwarded. ``timeout`` is per
     call in seconds; retry ``n`` waits ``backoff * 2**n`` seconds (at most
     ``max_backoff``). ``price_override`` prices models litellm does not know (see
     :mod:`userbench_env.pricing`). ``guidelines`` picks our guideline text or tau2's.
-    ``extra`` goes to litellm unchanged (e.g. ``max_tokens``).
+    ``extra`` is added to every request unchanged (e.g. ``max_tokens``).
     """
 
     name = "llm"
@@ -87,9 +90,11 @@ class LLMUserProxy(UserProxy, LiteLLMCaller):
         price_override: PriceSource = None,
         guidelines: GuidelineSource = "userbench",
         extra: dict[str, Any] | None = None,
+        transport: str = "litellm",
     ) -> None:
         super().__init__()
-        self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override, extra)
+        self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override,
+                           extra, transport)
         self.fixed_seed = seed
         self.guidelines = guidelines
         self.priced = True
@@ -118,17 +123,17 @@ class LLMUserProxy(UserProxy, LiteLLMCaller):
         return self._last_prompt
 
     def request(self, view: UserView) -> dict[str, Any]:
-        """The keyword arguments of the litellm call for ``view``."""
-        return self.llm_kwargs(view_to_chat(self.system_prompt(bool(view.tools)), view), view.tools, self.effective_seed)
+        """The chat-completions body of the call for ``view``."""
+        return self.chat_request(view_to_chat(self.system_prompt(bool(view.tools)), view), view.tools, self.effective_seed)
 
     def respond(self, view: UserView) -> UserTurn:
-        """The user's next turn (blocking litellm call with retries)."""
+        """The user's next turn (blocking call with retries)."""
         turn_usage = Usage()
         text, call = self.complete(self.request(view), parse_reply, turn_usage)
         return UserTurn(text=text, tool_call=call, usage=turn_usage)
 
     async def arespond(self, view: UserView) -> UserTurn:
-        """The user's next turn (non-blocking ``litellm.acompletion`` with retries)."""
+        """The user's next turn (non-blocking call with retries)."""
         turn_usage = Usage()
         text, call = await self.acomplete(self.request(view), parse_reply, turn_usage)
         return UserTurn(text=text, tool_call=call, usage=turn_usage)

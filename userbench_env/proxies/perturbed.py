@@ -21,8 +21,8 @@ Modes and what an injection does (eligibility in brackets):
 * ``unsupported_device_state``: appends a device state that contradicts the latest
   tool result (or that nothing supports) [the user has device tools];
 * ``premature_stop``: appends ``###STOP###`` [a text turn while the agent is still
-  gathering details (opening, or it just asked for an item), the task has a
-  state-changing goal];
+  gathering details (opening, or it just asked for an item) and the user has not just run
+  a tool, the task has a state-changing goal];
 * ``accepts_forbidden_outcome``: agrees to an outcome the scenario rules out ("do not
   want to ...") [the scenario states one];
 * ``withholds_requested_info``: replaces the answer to a request for a known item with
@@ -212,8 +212,9 @@ class PerturbedUserProxy(UserProxy):
     def _inject_premature_stop(self, view: UserView, text: str) -> Callable[[], str] | None:
         if not self._criteria_of("premature_stop"):
             return None
+        acted = bool(view.messages) and view.messages[-1].role == "tool"  # the user just ran a tool: maybe the goal
         gathering = view.turn == 0 or bool(requested_kinds(view.last_agent_text))
-        if not gathering:
+        if acted or not gathering:
             return None
         return lambda: f"{text} " + self._pick(_STOPS)
 

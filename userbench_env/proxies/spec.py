@@ -1,4 +1,6 @@
-"""Building proxies from spec strings: ``scripted``, ``replay:<file>``, ``litellm:<model>``, ``human``.
+"""Building proxies from spec strings: ``scripted``, ``replay:<file>``, ``litellm:<model>``,
+``direct:<model>`` (an OpenAI-compatible server without litellm; needs the ``base_url``
+option), ``human``.
 
 A spec is ``<kind>`` or ``<kind>:<rest>``; the kind picks a factory in
 :data:`PROXY_SPECS`, which receives ``rest`` (may be empty) and keyword options. Other
@@ -58,11 +60,22 @@ def _litellm(rest: str, **options: Any) -> UserProxy:
     return LLMUserProxy(model=rest, **options)
 
 
+def _direct(rest: str, **options: Any) -> UserProxy:
+    from userbench_env.proxies.llm import LLMUserProxy
+
+    if not rest:
+        raise ValueError("direct spec needs a model: 'direct:<served model name>'")
+    if not options.get("base_url"):
+        raise ValueError("direct spec needs the base_url option of the OpenAI-compatible server")
+    return LLMUserProxy(model=rest, transport="direct", **options)
+
+
 def _human(rest: str, **options: Any) -> UserProxy:
     from userbench_env.proxies.human import HumanUserProxy
 
     return HumanUserProxy(**options)
 
 
-for _kind, _factory in (("scripted", _scripted), ("replay", _replay), ("litellm", _litellm), ("human", _human)):
+for _kind, _factory in (("scripted", _scripted), ("replay", _replay), ("litellm", _litellm), ("direct", _direct),
+                       ("human", _human)):
     register_proxy_spec(_kind, _factory)

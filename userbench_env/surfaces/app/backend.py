@@ -79,9 +79,9 @@ class AppBackend:
         """``Dict(text, image)``: the widget text and the RGB screenshot."""
         from gymnasium import spaces
 
-        from userbench_env.envs.surface import UnicodeText
+        from userbench_env.envs.spaces import AnyText
 
-        return spaces.Dict({"text": UnicodeText(), "image": spaces.Box(0, 255, self.screen_shape, np.uint8)})
+        return spaces.Dict({"text": AnyText(), "image": spaces.Box(0, 255, self.screen_shape, np.uint8)})
 
     def guidance(self, task: SurfaceTask) -> str:
         """The action format."""

@@ -101,10 +101,10 @@ class WebBackend:
             return None
         from gymnasium import spaces
 
-        from userbench_env.envs.surface import UnicodeText
+        from userbench_env.envs.spaces import AnyText
 
         shape = (VIEWPORT["height"], VIEWPORT["width"], 3)
-        return spaces.Dict({"text": UnicodeText(), "image": spaces.Box(0, 255, shape, np.uint8)})
+        return spaces.Dict({"text": AnyText(), "image": spaces.Box(0, 255, shape, np.uint8)})
 
     def observe(self, text: str) -> Any:
         """The env observation for ``text``: the text, or ``{"text", "image"}`` in screenshot mode."""
