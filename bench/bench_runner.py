@@ -1,17 +1,24 @@
 """Runner throughput against the ideal, at concurrency 1, 8, 64 and 256.
 
 Setting: the scripted oracle agent on bundled airline tasks; the user is an LLM proxy
-(``litellm:openai/local-user``) talking real HTTP through real litellm to the local
-OpenAI-compatible server (``userbench serve --responder scripted-user``, a separate
-process) with a fixed 100 ms latency per reply; every record goes to a JSONL store
-(fsync per episode), as in ``userbench eval``.
+talking real HTTP to the local OpenAI-compatible server (``userbench serve --responder
+scripted-user``, a separate process, so it does not share the client's core) with a
+fixed 100 ms latency per reply; every record goes to a JSONL store (group-committed
+with fsync), as in ``userbench eval``. Three series:
+
+* ``litellm``: ``LLMUserProxy(transport="litellm")`` (real litellm over HTTP);
+* ``direct``: ``LLMUserProxy(transport="direct")`` (our pooled aiohttp client);
+* ``in-process``: a scripted user that sleeps 100 ms per reply (no HTTP): the runner's
+  and env's own overhead.
 
 Baseline ("ideal"): ``concurrency / episode latency``, where the episode latency is the
-mean wall time of one episode run alone (concurrency 1). The ratio is measured
-throughput / ideal. A second series replaces the HTTP proxy with an in-process
-scripted user that sleeps 100 ms per reply, separating the runner's own overhead from
-litellm's per-call CPU cost. Prints tables; asserts nothing.
-Run: ``python bench/bench_runner.py [--levels 1,8,64,256] [--per-slot 2]``.
+mean wall time of the level's episodes each run alone: concurrency 1 plays every task
+once in the same series, and a level's mean is taken over the tasks it played (so a
+level with longer tasks is not compared with shorter ones). The ratio is measured
+throughput / ideal; levels above 1 play ``--per-slot`` episodes per slot so the
+start-up and drain tails weigh little. Client CPU (process time of the benchmark process only)
+is reported per user reply and per episode. Prints tables; asserts nothing.
+Run: ``python bench/bench_runner.py [--levels 1,8,64,256] [--per-slot 2] [--only direct]``.
 """
 from __future__ import annotations
 
@@ -69,20 +76,33 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return proc, found.group(1)
 
 
-def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, out: Path) -> tuple[float, int, float]:
-    """(wall seconds, user replies, process CPU seconds) for ``episodes`` episodes."""
+Row = tuple[str, ...]
+
+
+class Level:
+    """What one run of episodes measured: wall and process CPU seconds, user replies,
+    and each episode's task and duration (its own wall time, from its record)."""
+
+    def __init__(self) -> None:
+        self.wall = self.cpu = 0.0
+        self.replies = 0
+        self.durations: list[tuple[str, float]] = []
+
+
+def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, out: Path) -> Level:
+    """Play ``episodes`` episodes (cycling through the tasks) at ``concurrency``."""
     tasks = load_tasks(DOMAIN, "bundled", None)
     writer = StoreWriter(EpisodeStore(out))
-    replies = 0
+    level = Level()
 
     def make_env(_cell: Any) -> ConversationEnv:
         return ConversationEnv(DOMAIN, "bundled", split=None, user_proxy=make_proxy())
 
     def sink(record: dict[str, Any]) -> None:
-        nonlocal replies
         if record["error"]:
             raise RuntimeError(record["error"])
-        replies += sum(1 for m in record["messages"] if m["role"] == "user")
+        level.replies += sum(1 for m in record["messages"] if m["role"] == "user")
+        level.durations.append((record["task_id"], record["duration_s"]))
         writer.submit(record)
 
     async def main() -> None:
@@ -93,54 +113,77 @@ def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, ou
                 "cell", agent_factory("scripted")) for i in range(episodes)]
     cpu, start = time.process_time(), time.perf_counter()
     asyncio.run(main())
-    return time.perf_counter() - start, replies, time.process_time() - cpu
+    level.wall, level.cpu = time.perf_counter() - start, time.process_time() - cpu
+    return level
 
 
-def series(name: str, make_proxy: Callable[[], Any], levels: list[int], per_slot: int, folder: Path) -> list[tuple[str, ...]]:
-    """One row per concurrency level, the ideal from the concurrency-1 episode latency."""
-    rows = []
-    latency = None
+def series(name: str, make_proxy: Callable[[], Any], levels: list[int], per_slot: int, folder: Path) -> dict[int, Row]:
+    """One row per concurrency level (by level).
+
+    Concurrency 1 plays every task once: each task's episode latency alone. A level's
+    ideal is ``concurrency / mean latency alone of the episodes it played`` (same task mix).
+    """
+    rows: dict[int, Row] = {}
     run_level(make_proxy, 2, 4, folder / f"{name}-warmup.jsonl")  # imports, connection pools, caches
+    alone: dict[str, float] = {}
     for c in levels:
-        episodes = max(8, per_slot * c) if c > 1 else 16
-        wall, replies, cpu = run_level(make_proxy, c, episodes, folder / f"{name}-{c}.jsonl")
-        if latency is None:
-            latency = wall / episodes if c == 1 else None
-        throughput = episodes / wall
-        ideal = c / latency if latency else float("nan")
-        rows.append((name, str(c), str(episodes), f"{replies / episodes:.1f}", f"{wall / episodes * c:.3f}",
-                     f"{throughput:.2f}", f"{ideal:.2f}", f"{throughput / ideal:.2f}", f"{cpu / replies * 1000:.2f}"))
-        print(" | ".join(rows[-1]), flush=True)
+        episodes = len(load_tasks(DOMAIN, "bundled", None)) if c == 1 else per_slot * c
+        level = run_level(make_proxy, c, episodes, folder / f"{name}-{c}.jsonl")
+        if c == 1:
+            alone = dict(level.durations)
+        latency = sum(alone[task] for task, _ in level.durations) / episodes
+        measured = sum(d for _, d in level.durations) / episodes
+        throughput, ideal = episodes / level.wall, c / latency
+        rows[c] = (name, str(c), str(episodes), f"{level.replies / episodes:.1f}", f"{latency:.3f}", f"{measured:.3f}",
+                   f"{throughput:.2f}", f"{ideal:.2f}", f"{throughput / ideal:.2f}",
+                   f"{level.cpu / level.replies * 1000:.2f}", f"{level.cpu / episodes * 1000:.2f}")
+        print(" | ".join(rows[c]), flush=True)
     return rows
 
 
+def llm_user(base_url: str, transport: str) -> Callable[[], LLMUserProxy]:
+    """A factory of LLM user proxies on the local server through ``transport``."""
+    def make() -> LLMUserProxy:
+        return LLMUserProxy("openai/local-user", base_url=base_url, api_key="sk-local", max_retries=2, backoff=0.05,
+                            timeout=120, price_override=FREE, transport=transport)
+    return make
+
+
+SERIES = ("litellm", "direct", "in-process")
+
+
 def main() -> None:
-    """Run both series and print the table."""
+    """Run the series and print the detail table and the side-by-side ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,8,64,256")
-    parser.add_argument("--per-slot", type=int, default=2, help="episodes per concurrency slot")
-    parser.add_argument("--only", choices=["http", "sleep"], help="run one series")
+    parser.add_argument("--per-slot", type=int, default=4, help="episodes per concurrency slot (levels > 1)")
+    parser.add_argument("--only", choices=SERIES, action="append", help="run only these series (repeatable)")
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
     if levels[0] != 1:
         levels = [1, *levels]
-    rows: list[tuple[str, ...]] = []
+    chosen = [name for name in SERIES if name in (args.only or SERIES)]
+    results: dict[str, dict[int, Row]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        if args.only in (None, "sleep"):
-            rows += series("in-process 100 ms", SleepyScriptedUser, levels, args.per_slot, Path(tmp))
-        if args.only in (None, "http"):
+        if "in-process" in chosen:
+            results["in-process"] = series("in-process", SleepyScriptedUser, levels, args.per_slot, Path(tmp))
+        if {"litellm", "direct"} & set(chosen):
             proc, base_url = start_server()
             try:
-                def llm() -> LLMUserProxy:
-                    return LLMUserProxy("openai/local-user", base_url=base_url, api_key="sk-local", max_retries=2,
-                                        backoff=0.05, timeout=120, price_override=FREE)
-                rows += series("litellm HTTP 100 ms", llm, levels, args.per_slot, Path(tmp))
+                for name in ("direct", "litellm"):
+                    if name in chosen:
+                        results[name] = series(name, llm_user(base_url, name), levels, args.per_slot, Path(tmp))
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
+    names = [name for name in SERIES if name in results]
     print()
-    print(table(rows, ("user", "concurrency", "episodes", "replies/ep", "episode latency s", "episodes/s", "ideal/s",
-                       "ratio", "client CPU ms/reply")))
+    print(table([row for name in names for row in results[name].values()],
+                ("user", "concurrency", "episodes", "replies/ep", "latency alone s", "latency here s", "episodes/s",
+                 "ideal/s", "ratio", "client CPU ms/reply", "client CPU ms/episode")))
+    print()
+    print(table([(str(c), *(f"{results[n][c][8]} ({results[n][c][10]} ms)" for n in names)) for c in levels],
+                ("concurrency", *(f"{n}: ratio (CPU/episode)" for n in names))))
 
 
 if __name__ == "__main__":

@@ -116,14 +116,18 @@ class Fields(SimpleNamespace):
         return None
 
 
+#: one decoder for every reply (``json.loads`` with a hook would build a decoder per call)
+_DECODER = json.JSONDecoder(object_hook=lambda fields: Fields(**fields))
+
+
 def decode_completion(status: int, raw: bytes) -> Any:
     """The chat completion in an HTTP answer (:class:`HTTPStatusError` for an error status,
     :class:`MalformedReply` for a body that is not a chat completion)."""
     if status >= 400:
         raise HTTPStatusError(status, raw[:500].decode("utf-8", "replace"))
     try:
-        response = json.loads(raw, object_hook=lambda fields: Fields(**fields))
-    except (ValueError, TypeError) as exc:
+        response = _DECODER.decode(raw.decode("utf-8"))
+    except ValueError as exc:  # UnicodeDecodeError and JSONDecodeError alike
         raise MalformedReply(f"the reply is not JSON: {raw[:200]!r}") from exc
     choices = getattr(response, "choices", None) if isinstance(response, Fields) else None
     if not isinstance(choices, list) or not all(isinstance(c, Fields) and isinstance(c.message, Fields) for c in choices):

@@ -9,11 +9,18 @@ does the rest.
 from __future__ import annotations
 
 import threading
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
 
 from userbench_env.domains.store import Document, Path as DocPath
 from userbench_env.domains.toolkit import Toolkit
+
+
+@lru_cache(maxsize=256)
+def _resolved(folder: Path) -> Path:
+    """``folder.resolve()``, memoised (a data folder is resolved on every world fork)."""
+    return folder.resolve()
 
 
 class Domain:
@@ -59,7 +66,7 @@ class Domain:
     # -- shared machinery ----------------------------------------------------------
     def base(self, folder: Path, source: str) -> tuple[Document, Document | None, str]:
         """The process-wide read-only (agent DB, user DB, policy) of ``folder``."""
-        key = (source, folder.resolve())
+        key = (source, _resolved(folder))
         found = self._bases.get(key)
         if found is None:
             with self._lock:

@@ -37,6 +37,8 @@ from __future__ import annotations
 
 import json
 import os
+import threading
+from collections import OrderedDict
 from typing import Any, Generator
 
 import gymnasium as gym
@@ -66,6 +68,11 @@ AGENT_INSTRUCTIONS = (
     "policy below exactly.\nEach turn, do one thing: either write a message to the user or make "
     "tool calls, not both.\nOnly state facts that come from the user, the policy or tool results."
 )
+
+#: how many tasks' criteria the process keeps (the cache holds its tasks alive, so ids stay unique)
+CRITERIA_KEPT = 4096
+_CRITERIA: OrderedDict[tuple[type, str | None, int], tuple[Task, list[Any]]] = OrderedDict()
+_CRITERIA_LOCK = threading.Lock()
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
 Machine = Generator[UserView, UserTurn, Any]
@@ -174,7 +181,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.user_proxy.reset(task, seed)
         self.user_tools = self._user_tool_schemas(task)
         self.counters = Counters()
-        self.tracker = RuleTracker(self.criteria_for(task))
+        self.tracker = RuleTracker(self._cached_criteria(task))
         self._done, self._truncated = False, False
         self.termination: str | None = None
         self.error: str | None = None
@@ -345,6 +352,19 @@ class ConversationEnv(gym.Env[str, str]):
             known = {c.id for c in criteria}
             criteria += [c for c in stored.criteria if c.id not in known]
         return criteria
+
+    def _cached_criteria(self, task: Task) -> list[Any]:
+        """:meth:`criteria_for`, computed once per (env class, rubrics, task object) in the
+        process (tasks are shared read-only objects); a fresh list each time."""
+        key = (type(self), os.fspath(self.rubrics) if self.rubrics is not None else None, id(task))
+        found = _CRITERIA.get(key)
+        if found is None or found[0] is not task:
+            found = (task, self.criteria_for(task))
+            with _CRITERIA_LOCK:
+                _CRITERIA[key] = found
+                while len(_CRITERIA) > CRITERIA_KEPT:
+                    _CRITERIA.popitem(last=False)
+        return list(found[1])
 
     def _user_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
         """The user's tools for ``task`` (tau2: an unknown listed name means no tools)."""

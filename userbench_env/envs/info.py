@@ -5,7 +5,7 @@ terminal step adds ``episode`` (:func:`episode_summary`), a plain dict of plain 
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from userbench_env.fidelity.scoring import episode_verdict
@@ -25,7 +25,7 @@ class Counters:
 
 def step_info(counters: Counters, violations: list[str]) -> dict[str, Any]:
     """The per-step info: counters, ``ufs_failed_so_far`` and ``ufs_violations`` (a copy)."""
-    info = asdict(counters)
+    info: dict[str, Any] = dict(vars(counters))  # flat ints: a shallow copy is asdict, cheaper
     info["ufs_failed_so_far"] = bool(violations)
     info["ufs_violations"] = list(violations)
     return info

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from typing import Any
 
 from userbench_env.core.messages import ToolCall
@@ -99,6 +100,12 @@ def requested_tool(text: str, tools: list[dict[str, Any]]) -> ToolCall | None:
     return ToolCall(name=best[2], arguments=_find_arguments(text, best[0]), requestor="user")
 
 
+@lru_cache(maxsize=4096)
+def _scenario_items(text: str) -> tuple[KnownInfoItem, ...]:
+    """The known-info items of a scenario text (extracted once per text: tasks repeat)."""
+    return tuple(extract_known_info(text))
+
+
 class ScriptedUserProxy(UserProxy):
     """The deterministic blueprint-driven user (see the module docstring)."""
 
@@ -112,7 +119,7 @@ class ScriptedUserProxy(UserProxy):
         """Learn ``task``'s blueprint: known items first, then ids named in the scenario."""
         super().reset(task, seed)
         bp = task.blueprint
-        scenario = extract_known_info("\n".join(t for t in (bp.reason_for_call, bp.instructions) if t))
+        scenario = _scenario_items("\n".join(t for t in (bp.reason_for_call, bp.instructions) if t))
         known = {i.value for i in bp.known_info}
         self._items = list(bp.known_info) + [i for i in scenario if i.value not in known and i.kind != "other"]
 

@@ -7,7 +7,9 @@ Example (no API key needed)::
 Running again with the same ``--out`` resumes: episodes already in the store are
 skipped (``--retry-errors`` reruns those that ended in an infrastructure error). The
 summary per proxy and task set (domain) follows the run; ``userbench report`` gives the
-full tables.
+full tables. ``--backend ray`` plays the episodes on the actors of a Ray cluster
+(``--ray-address``; ``--workers`` actors, ``--concurrency`` episodes in flight on each);
+this process still writes the store, so resume works the same.
 """
 from __future__ import annotations
 
@@ -37,8 +39,8 @@ def run(args: argparse.Namespace) -> int:
         proxy_options=options,
     )
     try:
-        result = run_eval(config)
-    except (ValueError, FileNotFoundError) as exc:  # bad spec, domain, split or data path
+        result = run_eval(config, backend=args.backend, ray_address=args.ray_address, workers=args.workers)
+    except (ValueError, FileNotFoundError, ImportError) as exc:  # bad spec, domain, split, data path; no Ray
         print(f"userbench eval: {exc}", file=sys.stderr)
         return 2
     planned = {meta.key for meta in plan(config)}
@@ -64,7 +66,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--task-id", action="append", help="only these task ids (repeat)")
     p.add_argument("--limit", type=int, help="at most N tasks per domain")
     p.add_argument("--trials", type=int, default=1, help="trials per task (seed = trial)")
-    p.add_argument("--concurrency", type=int, default=8, help="episodes in flight")
+    p.add_argument("--concurrency", type=int, default=8, help="episodes in flight (per worker with --backend ray)")
+    p.add_argument("--backend", choices=["local", "ray"], default="local",
+                   help="where episodes run: this process, or Ray actors (pip install 'userbench-env[ray]')")
+    p.add_argument("--ray-address", help="Ray cluster address (default: the RAY_ADDRESS cluster, else a local one)")
+    p.add_argument("--workers", type=int, help="Ray actors (default: one per cluster CPU)")
     p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")
     p.add_argument("--out", default="runs/eval.jsonl", help="JSONL store (appended; resumed)")
     p.add_argument("--retry-errors", action="store_true", help="rerun episodes that ended in an infrastructure error")

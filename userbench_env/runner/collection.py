@@ -15,7 +15,8 @@ from typing import Any, Iterator
 
 from userbench_env.proxies.base import UserProxy
 from userbench_env.runner.agents import agent_factory, agent_name
-from userbench_env.runner.engine import Job, run_jobs
+from userbench_env.runner.backends import Backend, BackendName
+from userbench_env.runner.engine import Job
 from userbench_env.runner.evaluation import ensure_proxy_kind
 from userbench_env.runner.gate import GateSpec, make_gate
 from userbench_env.runner.record import EpisodeMeta
@@ -48,6 +49,9 @@ async def acollect(
     seed: int = 0,
     env_kwargs: dict[str, Any] | None = None,
     out: str | None = None,
+    backend: BackendName = "local",
+    ray_address: str | None = None,
+    workers: int | None = None,
 ) -> CollectResult:
     """Collect ``episodes`` gated rollouts (see the module docstring).
 
@@ -57,17 +61,21 @@ async def acollect(
     or ``None``. ``env_kwargs["user_proxy"]``: a spec string, or a zero-argument factory
     of proxies (one proxy per concurrent env; a proxy *object* would be shared by all
     of them, so it is only safe with ``concurrency=1``). ``out``: also append every record (kept, rejected or errored) to this
-    JSONL store.
+    JSONL store. ``backend="ray"``: play on ``workers`` Ray actors (``concurrency`` each) of
+    the cluster at ``ray_address`` (see :class:`~userbench_env.runner.backends.Backend`);
+    the policy and proxy factories are then pickled to the actors (each episode gets its
+    own copy; a class or function from a module must be importable there, while one defined
+    locally or in ``__main__`` travels by value).
     """
     import gymnasium as gym
 
     import userbench_env  # noqa: F401  (registers the env ids)
 
     kwargs = dict(env_kwargs or {})
-    if isinstance(kwargs.get("user_proxy"), str):
-        ensure_proxy_kind(kwargs["user_proxy"])
     if isinstance(kwargs.get("user_proxy"), UserProxy) and concurrency > 1:
         raise ValueError("a user proxy object cannot be shared by concurrent episodes: pass a spec string or a factory")
+    runner = Backend(name=backend, ray_address=ray_address, workers=workers)
+    runner.check()
     rejects = make_gate(gate)
     make_agent = agent_factory(policy)
     name = agent_name(policy)
@@ -78,6 +86,8 @@ async def acollect(
     def make_env(_cell: Any) -> Any:
         # a zero-argument proxy factory gives every concurrent env its own proxy
         proxy_spec = kwargs.get("user_proxy")
+        if isinstance(proxy_spec, str):
+            ensure_proxy_kind(proxy_spec)  # a fresh (e.g. Ray worker) process may not know the kind yet
         own = {"user_proxy": proxy_spec()} if callable(proxy_spec) and not isinstance(proxy_spec, UserProxy) else {}
         return gym.make(env_id, disable_env_checker=True, **{**kwargs, **own}).unwrapped
 
@@ -93,7 +103,7 @@ async def acollect(
         if writer is not None:
             writer.submit(record)
 
-    await run_jobs(jobs, make_env, concurrency, sink)
+    await runner.run(jobs, make_env, concurrency, sink)
     if writer is not None:
         await writer.drain()
     result = CollectResult()
@@ -109,6 +119,8 @@ async def acollect(
 
 
 def collect(env_id: str, policy: Any, episodes: int, concurrency: int = 8, gate: GateSpec = "ufs", seed: int = 0,
-            env_kwargs: dict[str, Any] | None = None, out: str | None = None) -> CollectResult:
+            env_kwargs: dict[str, Any] | None = None, out: str | None = None, backend: BackendName = "local",
+            ray_address: str | None = None, workers: int | None = None) -> CollectResult:
     """Synchronous :func:`acollect` (starts its own event loop; call ``acollect`` from one)."""
-    return asyncio.run(acollect(env_id, policy, episodes, concurrency, gate, seed, env_kwargs, out))
+    return asyncio.run(acollect(env_id, policy, episodes, concurrency, gate, seed, env_kwargs, out, backend,
+                                ray_address, workers))

@@ -5,6 +5,11 @@ of its *cell* (envs are reused, one per in-flight episode), plays one episode wi
 ``areset``/``astep`` (LLM calls are awaited, so they never block the loop; the env
 itself is cheap) and hands the record to ``on_record``. A job that raises becomes a
 crash record, never an exception out of the run.
+
+Where an episode is played is a *player* (``await play(job) -> record``):
+:func:`run_jobs` plays in this process; the Ray backend
+(:mod:`userbench_env.runner.ray_backend`) gives :func:`drain_jobs` players that send
+each job to an actor running :func:`play_job` on its own loop.
 """
 from __future__ import annotations
 
@@ -12,13 +17,15 @@ import asyncio
 import inspect
 import time
 from collections import defaultdict
-from typing import Any, Awaitable, Callable, Hashable, Iterable
+from functools import partial
+from typing import Any, Awaitable, Callable, Hashable, Iterable, Sequence
 
 from userbench_env.runner.agents import agent_act
 from userbench_env.runner.record import EpisodeMeta, build_record, crash_record
 
 EnvFactory = Callable[[Hashable], Any]
 RecordSink = Callable[[dict[str, Any]], Awaitable[None] | None]
+Player = Callable[["Job"], Awaitable[dict[str, Any]]]
 
 
 class Job:
@@ -78,23 +85,32 @@ async def play_episode(env: Any, agent: Any, meta: EpisodeMeta) -> dict[str, Any
         return crash_record(meta, exc, time.perf_counter() - start)
 
 
-async def run_jobs(jobs: Iterable[Job], make_env: EnvFactory, concurrency: int, on_record: RecordSink) -> None:
-    """Play every job with at most ``concurrency`` episodes in flight."""
-    if concurrency < 1:
-        raise ValueError("concurrency must be >= 1")
-    pool = EnvPool(make_env)
+async def play_job(pool: EnvPool, job: Job) -> dict[str, Any]:
+    """Play ``job`` on an env of its cell from ``pool``; a crashed env is dropped, not reused."""
+    env = pool.take(job.cell)
+    record = await play_episode(env, job.make_agent(), job.meta)
+    if record.get("termination") != "crash":  # a crashed env may be in any state
+        pool.give(job.cell, env)
+    return record
+
+
+async def drain_jobs(jobs: Iterable[Job], players: Sequence[Player], on_record: RecordSink) -> None:
+    """Hand every job to exactly one player, one worker coroutine per player; each record goes
+    to ``on_record`` as soon as it is finished. The number of players bounds the episodes in flight."""
     queue = iter(jobs)
 
-    async def worker() -> None:
+    async def worker(play: Player) -> None:
         for job in queue:  # the shared iterator hands each job to exactly one worker
-            env = pool.take(job.cell)
-            record = await play_episode(env, job.make_agent(), job.meta)
-            if record.get("termination") == "crash":
-                env = None  # a crashed env may be in any state: do not reuse it
-            else:
-                pool.give(job.cell, env)
-            sunk = on_record(record)
+            sunk = on_record(await play(job))
             if inspect.isawaitable(sunk):
                 await sunk
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    await asyncio.gather(*(worker(play) for play in players))
+
+
+async def run_jobs(jobs: Iterable[Job], make_env: EnvFactory, concurrency: int, on_record: RecordSink) -> None:
+    """Play every job in this process with at most ``concurrency`` episodes in flight."""
+    if concurrency < 1:
+        raise ValueError("concurrency must be >= 1")
+    pool = EnvPool(make_env)
+    await drain_jobs(jobs, [partial(play_job, pool)] * concurrency, on_record)

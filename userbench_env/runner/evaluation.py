@@ -3,7 +3,9 @@
 :func:`plan` expands an :class:`EvalConfig` into episode metadata (one per proxy,
 domain, task and trial; seed = trial); :func:`run_eval` skips the keys the store
 already holds (``retry_errors`` reruns errored ones), plays the rest with the async
-engine and appends each record to the store the moment it is finished.
+engine and appends each record to the store the moment it is finished. The episodes
+are played in this process or, with ``backend="ray"``, on the actors of a Ray cluster;
+either way this process alone writes the store.
 """
 from __future__ import annotations
 
@@ -15,14 +17,20 @@ from typing import Any, Hashable
 from pydantic import BaseModel, ConfigDict, Field
 
 from userbench_env.runner.agents import agent_factory
-from userbench_env.runner.engine import Job, run_jobs
+from userbench_env.runner.backends import Backend, BackendName
+from userbench_env.runner.engine import Job
 from userbench_env.runner.progress import Progress
 from userbench_env.runner.record import EpisodeMeta
 from userbench_env.runner.store import EpisodeStore, episode_key
 from userbench_env.runner.writer import StoreWriter
 
-#: what marks a proxy spec (or the base spec of a wrapping proxy) as an LLM served by litellm
-LLM_MARK = "litellm:"
+#: what marks a proxy spec (or the base spec of a wrapping proxy) as an LLM (through litellm, or direct)
+LLM_MARKS = ("litellm:", "direct:")
+
+
+def is_llm_spec(spec: str) -> bool:
+    """True when the spec (or the base spec it wraps) names an LLM-played user."""
+    return any(mark in spec for mark in LLM_MARKS)
 
 
 def bundled_domains() -> list[str]:
@@ -37,7 +45,7 @@ def bundled_domains() -> list[str]:
 class EvalConfig(BaseModel):
     """One evaluation run (see the module docstring).
 
-    ``proxy_options`` go to every proxy whose spec names a ``litellm:`` model (``base_url``, ``api_key``,
+    ``proxy_options`` go to every proxy whose spec names a ``litellm:`` or ``direct:`` model (``base_url``, ``api_key``,
     ``price_override``, ``timeout``, ...). ``hosting`` names how the user model is
     served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
     ``api``) unless given per proxy.
@@ -72,7 +80,7 @@ def hosting_of(spec: str, config: EvalConfig) -> str:
     """How the proxy's model is served: ``local``, ``self-hosted`` or ``api``."""
     if spec in config.hosting:
         return config.hosting[spec]
-    if LLM_MARK not in spec:
+    if not is_llm_spec(spec):
         return "local"
     return "self-hosted" if config.proxy_options.get("base_url") else "api"
 
@@ -122,7 +130,7 @@ def plan(config: EvalConfig) -> list[EpisodeMeta]:
 
 def proxy_options(spec: str, config: EvalConfig) -> dict[str, Any]:
     """The options given to ``make_proxy(spec)``: ``proxy_options`` for LLM specs only."""
-    return config.proxy_options if LLM_MARK in spec else {}
+    return config.proxy_options if is_llm_spec(spec) else {}
 
 
 def check_proxies(config: EvalConfig) -> None:
@@ -141,6 +149,7 @@ def env_factory(config: EvalConfig) -> Any:
 
     def make_env(cell: Hashable) -> ConversationEnv:
         proxy, domain = cell  # type: ignore[misc]
+        ensure_proxy_kind(proxy)  # a fresh (e.g. Ray worker) process may not know the kind yet
         return ConversationEnv(
             domain, config.source, split=None, user_proxy=make_proxy(proxy, **proxy_options(proxy, config)),
             max_turns=config.max_turns, data_path=config.data_path,
@@ -159,8 +168,16 @@ class EvalResult(BaseModel):
     out: str
 
 
-async def arun_eval(config: EvalConfig) -> EvalResult:
-    """Run (or resume) the evaluation described by ``config``; see the module docstring."""
+async def arun_eval(config: EvalConfig, backend: BackendName = "local", ray_address: str | None = None,
+                    workers: int | None = None) -> EvalResult:
+    """Run (or resume) the evaluation described by ``config``; see the module docstring.
+
+    ``backend="ray"`` plays the episodes on ``workers`` Ray actors (``concurrency`` each)
+    of the cluster at ``ray_address`` (see :class:`~userbench_env.runner.backends.Backend`);
+    without Ray installed it raises ``ImportError`` before any episode.
+    """
+    runner = Backend(name=backend, ray_address=ray_address, workers=workers)
+    runner.check()
     check_proxies(config)
     store = EpisodeStore(config.out)
     metas = plan(config)
@@ -176,7 +193,7 @@ async def arun_eval(config: EvalConfig) -> EvalResult:
         written.add_done_callback(lambda f: progress.add(record) if not f.cancelled() and f.exception() is None else None)
 
     try:
-        await run_jobs(jobs, env_factory(config), config.concurrency, sink)
+        await runner.run(jobs, env_factory(config), config.concurrency, sink)
         await writer.drain()
     finally:
         progress.close()
@@ -184,6 +201,7 @@ async def arun_eval(config: EvalConfig) -> EvalResult:
                       out=os.fspath(Path(config.out)))
 
 
-def run_eval(config: EvalConfig) -> EvalResult:
+def run_eval(config: EvalConfig, backend: BackendName = "local", ray_address: str | None = None,
+             workers: int | None = None) -> EvalResult:
     """Synchronous :func:`arun_eval` (starts its own event loop)."""
-    return asyncio.run(arun_eval(config))
+    return asyncio.run(arun_eval(config, backend, ray_address, workers))

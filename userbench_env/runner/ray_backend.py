@@ -1,0 +1,96 @@
+"""The Ray backend: episodes played by Ray actors, records streamed back to the driver.
+
+``workers`` async actors each hold their own env pool and event loop and play the jobs
+sent to them with the engine's :func:`~userbench_env.runner.engine.play_job`, at most
+``concurrency`` at once. The driver runs ``concurrency`` feeding coroutines per actor
+over one shared job iterator (:func:`~userbench_env.runner.engine.drain_jobs`), so each
+job goes to exactly one actor, a fast actor takes more jobs than a slow one, and every
+record reaches the driver's sink (the only writer of the store) the moment it is done.
+
+An actor that dies (its process or node is lost) turns its in-flight episodes into crash
+records, infrastructure errors that ``retry_errors`` reruns; Ray restarts the actor for
+the jobs that follow. Ray is imported only here, when the backend runs: the workers need
+``userbench-env`` installed and the task data at the paths the run names.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from types import ModuleType
+from typing import Any, Iterable
+
+from userbench_env.runner.engine import EnvFactory, EnvPool, Job, Player, RecordSink, drain_jobs, play_job
+from userbench_env.runner.record import crash_record
+
+MISSING_RAY = "the ray backend needs Ray, which is not installed: pip install 'userbench-env[ray]'"
+
+
+def import_ray() -> ModuleType:
+    """The ``ray`` module; ``ImportError`` with the install command when it is missing."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ImportError(MISSING_RAY) from exc
+    return ray
+
+
+class EpisodeActor:
+    """The body of one Ray actor: plays the jobs it is sent on envs from its own pool."""
+
+    def __init__(self, make_env: EnvFactory) -> None:
+        self.pool = EnvPool(make_env)
+
+    async def ready(self) -> bool:
+        """True once the actor is built (so a setup that cannot load on the workers fails early)."""
+        return True
+
+    async def play(self, job: Job) -> dict[str, Any]:
+        """The record of ``job`` played on this actor's event loop."""
+        return await play_job(self.pool, job)
+
+
+def _player(ray: ModuleType, actor: Any) -> Player:
+    """A driver-side player sending each job to ``actor``; a lost actor gives a crash record."""
+
+    async def play(job: Job) -> dict[str, Any]:
+        start = time.perf_counter()
+        try:
+            return await actor.play.remote(job)
+        except ray.exceptions.RayActorError as exc:
+            return crash_record(job.meta, exc, time.perf_counter() - start)
+
+    return play
+
+
+async def run_jobs_ray(jobs: Iterable[Job], make_env: EnvFactory, concurrency: int, on_record: RecordSink,
+                       workers: int | None = None, address: str | None = None) -> None:
+    """Play every job on ``workers`` Ray actors, ``concurrency`` in flight on each.
+
+    Uses the Ray session of this process when one is initialised; otherwise connects to
+    ``address`` (``None``: the cluster named by ``RAY_ADDRESS``, else a new local instance)
+    and shuts that session down afterwards.
+    ``workers=None`` means one actor per CPU of the cluster; each actor reserves one CPU.
+    """
+    if concurrency < 1:
+        raise ValueError("concurrency must be >= 1")
+    ray = import_ray()
+    jobs = list(jobs)
+    if not jobs:  # a fully resumed run needs no cluster
+        return
+    owned = not ray.is_initialized()
+    if owned:
+        ray.init(address=address, include_dashboard=False)
+    actors: list[Any] = []
+    try:
+        count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+        actor_class = ray.remote(EpisodeActor).options(
+            num_cpus=1, max_concurrency=concurrency, max_restarts=-1, max_task_retries=0, scheduling_strategy="SPREAD",
+        )
+        actors = [actor_class.remote(make_env) for _ in range(count)]
+        await asyncio.gather(*(actor.ready.remote() for actor in actors))  # a broken setup fails before any episode
+        await drain_jobs(jobs, [_player(ray, actor) for actor in actors for _ in range(concurrency)], on_record)
+    finally:
+        for actor in actors:
+            ray.kill(actor)
+        if owned:
+            ray.shutdown()
