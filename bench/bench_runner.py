@@ -12,13 +12,18 @@ with fsync), as in ``userbench eval``. Three series:
   and env's own overhead.
 
 Baseline ("ideal"): ``concurrency / episode latency``, where the episode latency is the
-mean wall time of the level's episodes each run alone: concurrency 1 plays every task
-once in the same series, and a level's mean is taken over the tasks it played (so a
-level with longer tasks is not compared with shorter ones). The ratio is measured
-throughput / ideal; levels above 1 play ``--per-slot`` episodes per slot so the
-start-up and drain tails weigh little. Client CPU (process time of the benchmark process only)
-is reported per user reply and per episode. Prints tables; asserts nothing.
-Run: ``python bench/bench_runner.py [--levels 1,8,64,256] [--per-slot 2] [--only direct]``.
+mean wall time of one episode run alone, over every task: concurrency 1 plays each task
+once in the same series (its ratio is its own throughput against that mean).
+
+Throughput at a level above 1 is the steady state of a long run: the runner is fed an
+endless stream of episodes (the tasks in turn) for ``--seconds``; episodes finishing
+after a ramp of three episode latencies and before the stream stops are counted over
+that window (a finite batch would also measure its start-up convoy and its drain tail,
+where fewer than ``concurrency`` episodes are in flight). The ratio is throughput /
+ideal. Client CPU (process time of the benchmark process only, the separate server
+excluded) is reported per user reply and per episode over the whole level. Prints
+tables; asserts nothing.
+Run: ``python bench/bench_runner.py [--levels 1,8,64,256] [--seconds 8] [--only direct]``.
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
@@ -80,17 +85,19 @@ Row = tuple[str, ...]
 
 
 class Level:
-    """What one run of episodes measured: wall and process CPU seconds, user replies,
-    and each episode's task and duration (its own wall time, from its record)."""
+    """What one run measured: wall and process CPU seconds, user replies, and each
+    episode's task, duration (its own wall time) and finish time."""
 
     def __init__(self) -> None:
-        self.wall = self.cpu = 0.0
+        self.start = self.wall = self.cpu = 0.0
         self.replies = 0
-        self.durations: list[tuple[str, float]] = []
+        self.episodes: list[tuple[str, float, float]] = []
 
 
-def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, out: Path) -> Level:
-    """Play ``episodes`` episodes (cycling through the tasks) at ``concurrency``."""
+def run_level(make_proxy: Callable[[], Any], concurrency: int, out: Path, episodes: int | None = None,
+              seconds: float | None = None) -> Level:
+    """Play the tasks in turn at ``concurrency``: ``episodes`` of them, or as many as
+    start within ``seconds``."""
     tasks = load_tasks(DOMAIN, "bundled", None)
     writer = StoreWriter(EpisodeStore(out))
     level = Level()
@@ -102,41 +109,48 @@ def run_level(make_proxy: Callable[[], Any], concurrency: int, episodes: int, ou
         if record["error"]:
             raise RuntimeError(record["error"])
         level.replies += sum(1 for m in record["messages"] if m["role"] == "user")
-        level.durations.append((record["task_id"], record["duration_s"]))
+        level.episodes.append((record["task_id"], record["duration_s"], time.perf_counter()))
         writer.submit(record)
 
+    def jobs() -> Iterator[Job]:
+        deadline = level.start + seconds if seconds is not None else float("inf")
+        i = 0
+        while (episodes is None or i < episodes) and time.perf_counter() < deadline:
+            task_id = tasks[i % len(tasks)].id
+            yield Job(EpisodeMeta(key=f"{i}", task_id=task_id, options={"task_id": task_id}), "cell",
+                      agent_factory("scripted"))
+            i += 1
+
     async def main() -> None:
-        await run_jobs(jobs, make_env, concurrency, sink)
+        await run_jobs(jobs(), make_env, concurrency, sink)
         await writer.drain()
 
-    jobs = [Job(EpisodeMeta(key=f"{i}", task_id=tasks[i % len(tasks)].id, options={"task_id": tasks[i % len(tasks)].id}),
-                "cell", agent_factory("scripted")) for i in range(episodes)]
-    cpu, start = time.process_time(), time.perf_counter()
+    cpu, level.start = time.process_time(), time.perf_counter()
     asyncio.run(main())
-    level.wall, level.cpu = time.perf_counter() - start, time.process_time() - cpu
+    level.wall, level.cpu = time.perf_counter() - level.start, time.process_time() - cpu
     return level
 
 
-def series(name: str, make_proxy: Callable[[], Any], levels: list[int], per_slot: int, folder: Path) -> dict[int, Row]:
-    """One row per concurrency level (by level).
-
-    Concurrency 1 plays every task once: each task's episode latency alone. A level's
-    ideal is ``concurrency / mean latency alone of the episodes it played`` (same task mix).
-    """
+def series(name: str, make_proxy: Callable[[], Any], levels: list[int], seconds: float, folder: Path) -> dict[int, Row]:
+    """One row per concurrency level (by level); see the module docstring for the method."""
     rows: dict[int, Row] = {}
-    run_level(make_proxy, 2, 4, folder / f"{name}-warmup.jsonl")  # imports, connection pools, caches
-    alone: dict[str, float] = {}
+    run_level(make_proxy, 2, folder / f"{name}-warmup.jsonl", episodes=4)  # imports, connection pools, caches
+    tasks = load_tasks(DOMAIN, "bundled", None)
+    alone = run_level(make_proxy, 1, folder / f"{name}-1.jsonl", episodes=len(tasks))
+    latency = sum(d for _, d, _ in alone.episodes) / len(alone.episodes)
     for c in levels:
-        episodes = len(load_tasks(DOMAIN, "bundled", None)) if c == 1 else per_slot * c
-        level = run_level(make_proxy, c, episodes, folder / f"{name}-{c}.jsonl")
+        level = alone if c == 1 else run_level(make_proxy, c, folder / f"{name}-{c}.jsonl", seconds=seconds)
         if c == 1:
-            alone = dict(level.durations)
-        latency = sum(alone[task] for task, _ in level.durations) / episodes
-        measured = sum(d for _, d in level.durations) / episodes
-        throughput, ideal = episodes / level.wall, c / latency
-        rows[c] = (name, str(c), str(episodes), f"{level.replies / episodes:.1f}", f"{latency:.3f}", f"{measured:.3f}",
-                   f"{throughput:.2f}", f"{ideal:.2f}", f"{throughput / ideal:.2f}",
-                   f"{level.cpu / level.replies * 1000:.2f}", f"{level.cpu / episodes * 1000:.2f}")
+            counted, window = level.episodes, level.wall
+        else:
+            begin = level.start + 3 * latency
+            end = level.start + seconds
+            counted, window = [e for e in level.episodes if begin <= e[2] <= end], end - begin
+        throughput, ideal = len(counted) / window, c / latency
+        done = len(level.episodes)
+        rows[c] = (name, str(c), str(done), f"{level.replies / done:.1f}", f"{latency:.3f}",
+                   f"{sum(d for _, d, _ in counted) / max(1, len(counted)):.3f}", f"{throughput:.2f}", f"{ideal:.2f}",
+                   f"{throughput / ideal:.2f}", f"{level.cpu / level.replies * 1000:.2f}", f"{level.cpu / done * 1000:.2f}")
         print(" | ".join(rows[c]), flush=True)
     return rows
 
@@ -156,7 +170,7 @@ def main() -> None:
     """Run the series and print the detail table and the side-by-side ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,8,64,256")
-    parser.add_argument("--per-slot", type=int, default=4, help="episodes per concurrency slot (levels > 1)")
+    parser.add_argument("--seconds", type=float, default=8.0, help="length of each level above 1")
     parser.add_argument("--only", choices=SERIES, action="append", help="run only these series (repeatable)")
     args = parser.parse_args()
     levels = [int(x) for x in args.levels.split(",")]
@@ -166,13 +180,13 @@ def main() -> None:
     results: dict[str, dict[int, Row]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         if "in-process" in chosen:
-            results["in-process"] = series("in-process", SleepyScriptedUser, levels, args.per_slot, Path(tmp))
+            results["in-process"] = series("in-process", SleepyScriptedUser, levels, args.seconds, Path(tmp))
         if {"litellm", "direct"} & set(chosen):
             proc, base_url = start_server()
             try:
                 for name in ("direct", "litellm"):
                     if name in chosen:
-                        results[name] = series(name, llm_user(base_url, name), levels, args.per_slot, Path(tmp))
+                        results[name] = series(name, llm_user(base_url, name), levels, args.seconds, Path(tmp))
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)

@@ -265,3 +265,27 @@ def test_specs_and_settings(airline_tasks) -> None:
         LLMUserProxy("openai/x", transport="carrier-pigeon")
     with pytest.raises(ValueError, match="http"):
         LLMUserProxy("openai/x", base_url="127.0.0.1:9", transport="direct")
+
+
+def test_eval_run_with_a_direct_spec_matches_the_litellm_spec(tmp_path) -> None:
+    from userbench_env.runner.evaluation import EvalConfig, run_eval
+    from userbench_env.runner.store import EpisodeStore
+
+    tasks = load_tasks("retail", "bundled", None)[:3]
+    prices = {"local-user": {"input": 2.0, "output": 10.0}}
+    records = {}
+    with ChatServer(ScriptedUserResponder(tasks)) as server:
+        for kind in ("litellm", "direct"):
+            config = EvalConfig(
+                proxies=[f"{kind}:openai/local-user"], domains=["retail"], task_ids=[t.id for t in tasks], concurrency=3,
+                out=str(tmp_path / f"{kind}.jsonl"), progress=False,
+                proxy_options={"base_url": server.base_url, "api_key": "sk-local", "backoff": 0.001, "price_override": prices},
+            )
+            assert run_eval(config).errors == 0
+            records[kind] = {r["task_id"]: r for r in EpisodeStore(config.out).records()}
+    assert sorted(records["direct"]) == sorted(t.id for t in tasks)
+    for task_id, record in records["direct"].items():
+        expected = records["litellm"][task_id]
+        assert record["error"] is None and record["hosting"] == "self-hosted" and record["user_cost_usd"] > 0
+        for key in ("messages", "reward", "termination", "user_prompt_tokens", "user_completion_tokens", "user_cost_usd"):
+            assert record[key] == expected[key], key

@@ -216,9 +216,13 @@ def test_make_agent_specs() -> None:
     assert isinstance(agent, LLMAgent) and agent.model == "openai/gpt-4.1-mini" and agent.temperature == 0.3
     same = ScriptedAgent()
     assert make_agent(same) is same
-    with pytest.raises(ValueError, match="known kinds: litellm, scripted"):
+    with pytest.raises(ValueError, match="known kinds: direct, litellm, scripted"):
         make_agent("gpt4")
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("litellm:")
+    with pytest.raises(ValueError, match="needs the base_url"):
+        make_agent("direct:served-model")
+    direct = make_agent("direct:served-model", base_url="http://127.0.0.1:1/v1")
+    assert isinstance(direct, LLMAgent) and direct.model == "served-model" and direct.transport.name == "direct"
     with pytest.raises(TypeError):
         make_agent(42)

@@ -1,4 +1,4 @@
-"""Building agents from spec strings: ``scripted`` or ``litellm:<model>``.
+"""Building agents from spec strings: ``scripted``, ``litellm:<model>`` or ``direct:<model>``.
 
 A spec is ``<kind>`` or ``<kind>:<rest>``; the kind picks a factory in
 :data:`AGENT_SPECS`, which receives ``rest`` (may be empty) and keyword options. Other
@@ -51,5 +51,15 @@ def _litellm(rest: str, **options: Any) -> Any:
     return LLMAgent(model=rest, **options)
 
 
-for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm)):
+def _direct(rest: str, **options: Any) -> Any:
+    from userbench_env.agents.llm import LLMAgent
+
+    if not rest:
+        raise ValueError("direct agent spec needs a model: 'direct:<served model name>'")
+    if not options.get("base_url"):
+        raise ValueError("direct agent spec needs the base_url option of the OpenAI-compatible server")
+    return LLMAgent(model=rest, transport="direct", **options)
+
+
+for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm), ("direct", _direct)):
     register_agent_spec(_kind, _factory)

@@ -37,28 +37,20 @@ class FunctionAgent:
         return await action if inspect.isawaitable(action) else action
 
 
-def _scripted() -> Any:
-    from userbench_env.agents import ScriptedAgent
+def agent_factory(policy: Any, **options: Any) -> Callable[[], Any]:
+    """A factory of per-episode agents from a spec string, a class/factory, or a function.
 
-    return ScriptedAgent()
-
-
-#: agent spec name -> factory of a fresh agent
-AGENT_SPECS: dict[str, Callable[[], Any]] = {"scripted": _scripted}
-
-
-def agent_factory(policy: Any) -> Callable[[], Any]:
-    """A factory of per-episode agents from a spec name, a class/factory, or a function.
-
-    * a name in :data:`AGENT_SPECS` (``"scripted"``);
+    * a spec string (:func:`userbench_env.agents.make_agent`: ``scripted``,
+      ``litellm:<model>``, ``direct:<model>``), built with ``options`` per episode;
     * an object with ``act``/``aact``: shared by every episode (it must be stateless);
     * a class, or a zero-argument factory returning an agent: called once per episode;
     * any other callable: a policy function ``(observation, info) -> action``.
     """
     if isinstance(policy, str):
-        if policy not in AGENT_SPECS:
-            raise ValueError(f"unknown agent {policy!r}; known: {', '.join(sorted(AGENT_SPECS))}")
-        return AGENT_SPECS[policy]
+        from userbench_env.agents.spec import make_agent
+
+        make_agent(policy, **options)  # fail now on an unknown or incomplete spec
+        return lambda: make_agent(policy, **options)
     if hasattr(policy, "act") or hasattr(policy, "aact"):
         if inspect.isclass(policy):
             return policy

@@ -31,12 +31,19 @@ def run(args: argparse.Namespace) -> int:
         options["api_key"] = args.api_key
     if args.prices:
         options["price_override"] = args.prices
+    agent_options: dict[str, object] = {}
+    if args.agent_base_url:
+        agent_options["base_url"] = args.agent_base_url
+    if args.agent_api_key:
+        agent_options["api_key"] = args.agent_api_key
+    if args.prices:
+        agent_options["price_override"] = args.prices
     config = EvalConfig(
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
         limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns, out=args.out,
         retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path,
-        proxy_options=options,
+        proxy_options=options, agent_options=agent_options,
     )
     try:
         result = run_eval(config, backend=args.backend, ray_address=args.ray_address, workers=args.workers)
@@ -58,8 +65,8 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
     p = subparsers.add_parser("eval", help="evaluate user proxies x agent x domains (resumable JSONL store)")
-    p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, replay:<file>, ...")
-    p.add_argument("--agent", default="scripted", help="agent spec (default: scripted)")
+    p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, direct:<model>, perturbed:<modes>@<rate>+<base>, replay:<file>")
+    p.add_argument("--agent", default="scripted", help="agent spec: scripted (default), litellm:<model>, direct:<model>")
     p.add_argument("--domain", action="append", help="domain (repeat; default: every bundled domain)")
     p.add_argument("--source", choices=["bundled", "tau2"], default="bundled", help="task source")
     p.add_argument("--split", default="default", help="task split ('all' for every task)")
@@ -74,7 +81,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")
     p.add_argument("--out", default="runs/eval.jsonl", help="JSONL store (appended; resumed)")
     p.add_argument("--retry-errors", action="store_true", help="rerun episodes that ended in an infrastructure error")
-    p.add_argument("--base-url", help="OpenAI-compatible base URL for litellm proxies")
+    p.add_argument("--base-url", help="OpenAI-compatible base URL for litellm/direct proxies")
+    p.add_argument("--agent-base-url", help="OpenAI-compatible base URL for a litellm/direct agent")
+    p.add_argument("--agent-api-key", help="API key for a litellm/direct agent")
     p.add_argument("--api-key", help="API key for litellm proxies (default: the provider's env var)")
     p.add_argument("--prices", help="price override file (JSON/YAML: model -> {input, output} $ per 1M tokens)")
     p.add_argument("--data-path", help="tau2 data folder (default: $USERBENCH_TAU2_DATA)")

@@ -46,7 +46,8 @@ class EvalConfig(BaseModel):
     """One evaluation run (see the module docstring).
 
     ``proxy_options`` go to every proxy whose spec names a ``litellm:`` or ``direct:`` model (``base_url``, ``api_key``,
-    ``price_override``, ``timeout``, ...). ``hosting`` names how the user model is
+    ``price_override``, ``timeout``, ...); ``agent_options`` to an agent built from an LLM
+    spec (same keys). ``hosting`` names how the user model is
     served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
     ``api``) unless given per proxy.
     """
@@ -68,6 +69,7 @@ class EvalConfig(BaseModel):
     progress: bool = True
     data_path: str | None = None
     proxy_options: dict[str, Any] = Field(default_factory=dict)
+    agent_options: dict[str, Any] = Field(default_factory=dict)
     hosting: dict[str, str] = Field(default_factory=dict)
 
 
@@ -183,7 +185,7 @@ async def arun_eval(config: EvalConfig, backend: BackendName = "local", ray_addr
     metas = plan(config)
     done = store.done_keys(retry_errors=config.retry_errors)
     todo = [m for m in metas if m.key not in done]
-    make_agent = agent_factory(config.agent)
+    make_agent = agent_factory(config.agent, **(config.agent_options if is_llm_spec(config.agent) else {}))
     jobs = [Job(meta, (meta.proxy, meta.domain), make_agent) for meta in todo]
     progress = Progress(len(jobs), enabled=config.progress)
     writer = StoreWriter(store)
