@@ -1,12 +1,20 @@
 """Small helpers shared by the benchmarks: repeated timing and side-by-side tables.
 
 Benchmarks report medians and ratios against a named baseline; they never assert.
+Importing this module points ``USERBENCH_TAU2_DATA`` at ``../shared/tau2-data`` when
+that folder exists and the variable is unset.
 """
 from __future__ import annotations
 
+import os
 import statistics
 import time
+from pathlib import Path
 from typing import Callable
+
+_SHARED_TAU2 = Path(__file__).resolve().parents[2] / "shared" / "tau2-data"
+if _SHARED_TAU2.is_dir():
+    os.environ.setdefault("USERBENCH_TAU2_DATA", str(_SHARED_TAU2))
 
 
 def median_time(func: Callable[[], object], repeat: int = 20, warmup: int = 2) -> float:

@@ -200,7 +200,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=30, help="base tasks per domain for the step timings")
     args = parser.parse_args()
-    os.environ.setdefault("USERBENCH_TAU2_DATA", str(SHARED / "tau2-data"))
 
     setup = {d: setup_costs(d) for d in DOMAINS}
     episodes = {d: episode_costs(d, args.tasks) for d in DOMAINS}

@@ -54,7 +54,7 @@ from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.grading import grade_criteria
 from userbench_env.fidelity.rubrics import load_rubric
 from userbench_env.fidelity.probe import probe_episode
-from userbench_env.fidelity.rules import RuleTracker
+from userbench_env.fidelity.rules import RulePlan, RuleTracker, compile_rules
 from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, find_stop
 from userbench_env.proxies.spec import make_proxy
 from userbench_env.tasks import load_task, load_tasks
@@ -69,9 +69,9 @@ AGENT_INSTRUCTIONS = (
     "tool calls, not both.\nOnly state facts that come from the user, the policy or tool results."
 )
 
-#: how many tasks' criteria the process keeps (the cache holds its tasks alive, so ids stay unique)
+#: how many tasks' rule plans the process keeps (the cache holds its tasks alive, so ids stay unique)
 CRITERIA_KEPT = 4096
-_CRITERIA: OrderedDict[tuple[type, str | None, int], tuple[Task, list[Any]]] = OrderedDict()
+_CRITERIA: OrderedDict[tuple[type, str | None, int], tuple[Task, RulePlan]] = OrderedDict()
 _CRITERIA_LOCK = threading.Lock()
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
@@ -181,7 +181,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.user_proxy.reset(task, seed)
         self.user_tools = self._user_tool_schemas(task)
         self.counters = Counters()
-        self.tracker = RuleTracker(self._cached_criteria(task))
+        self.tracker = RuleTracker(self._rule_plan(task))
         self._done, self._truncated = False, False
         self.termination: str | None = None
         self.error: str | None = None
@@ -353,18 +353,18 @@ class ConversationEnv(gym.Env[str, str]):
             criteria += [c for c in stored.criteria if c.id not in known]
         return criteria
 
-    def _cached_criteria(self, task: Task) -> list[Any]:
-        """:meth:`criteria_for`, computed once per (env class, rubrics, task object) in the
-        process (tasks are shared read-only objects); a fresh list each time."""
+    def _rule_plan(self, task: Task) -> RulePlan:
+        """The compiled rule checks of :meth:`criteria_for`, built once per (env class,
+        rubrics, task object) in the process (tasks are shared read-only objects)."""
         key = (type(self), os.fspath(self.rubrics) if self.rubrics is not None else None, id(task))
         found = _CRITERIA.get(key)
         if found is None or found[0] is not task:
-            found = (task, self.criteria_for(task))
+            found = (task, compile_rules(self.criteria_for(task)))
             with _CRITERIA_LOCK:
                 _CRITERIA[key] = found
                 while len(_CRITERIA) > CRITERIA_KEPT:
                     _CRITERIA.popitem(last=False)
-        return list(found[1])
+        return found[1]
 
     def _user_tool_schemas(self, task: Task) -> list[dict[str, Any]]:
         """The user's tools for ``task`` (tau2: an unknown listed name means no tools)."""

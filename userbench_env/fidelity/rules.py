@@ -11,13 +11,19 @@ may be revised into a failure) and logs every violation it sees in ``events`` as
 ``(criterion id, turn)``, so a later violation of an already-failed criterion is still
 visible to the validation of the checkers.
 
-To add a rule: subclass :class:`Rule`, set ``name``, implement the hooks, decorate with
-:func:`register_rule`. Criteria naming an unregistered rule are reported ``pending``.
+Whatever a rule derives from its criteria alone (compiled patterns, parsed gold actions,
+gates) is computed once per task by :meth:`Rule.compile` and shared, read-only, by every
+episode through a :class:`RulePlan`; an episode's tracker only allocates the rules'
+mutable state. Envs cache the plan per task (:func:`compile_rules`).
+
+To add a rule: subclass :class:`Rule`, set ``name``, implement the hooks (and
+``compile`` for per-task data), decorate with :func:`register_rule`. Criteria naming an
+unregistered rule are reported ``pending``.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Literal
+from typing import Any, ClassVar, Iterable, Literal, Sequence
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
@@ -49,12 +55,22 @@ class Outcome:
 
 
 class Rule:
-    """Base class of a rule: one instance per episode, over the criteria naming it."""
+    """Base class of a rule: one instance per episode, over the criteria naming it.
+
+    ``compiled`` is what :meth:`compile` derived from the criteria (shared by every
+    episode of the task: never mutate it); it is computed here when not given.
+    """
 
     name: ClassVar[str]
 
-    def __init__(self, criteria: list[Criterion]):
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> Any:
+        """Per-task, read-only data derived from ``criteria`` (default: none)."""
+        return None
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
         self.criteria = criteria
+        self.compiled = type(self).compile(criteria) if compiled is None else compiled
         self.outcomes: dict[str, Outcome] = {c.id: Outcome() for c in criteria}
         self.events: list[tuple[str, int]] = []
 
@@ -107,9 +123,13 @@ class PrematureDisclosure(Rule):
 
     name = "premature_disclosure"
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
-        self._watch = [(c.id, str(c.params["kind"]), str(c.params["value"]).lower()) for c in criteria]
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, str, str]]:
+        return [(c.id, str(c.params["kind"]), str(c.params["value"]).lower()) for c in criteria]
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self._watch = self.compiled
         self._asked: set[str] = set()
         self._decided: set[str] = set()
 
@@ -142,18 +162,23 @@ class DumpsBlueprint(Rule):
 
     name = "dumps_blueprint"
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, list[str]], int]:
         # gate: a recited sentence's longest word occurs in the text (lower-cased), so a text
         # holding fewer than `minimum` such words cannot recite enough and is not normalized
-        self._keys = {c.id: [max((t for t in s.split() if t not in ("p", "be")), key=len, default="")
-                             for s in c.params["sentences"]] for c in criteria}
+        keys = {c.id: [max((t for t in s.split() if t not in ("p", "be")), key=len, default="")
+                       for s in c.params["sentences"]] for c in criteria}
         # and a text shorter than 3/4 of its `minimum` shortest sentences cannot recite them
         # (normalizing grows a text by at most one character per "'m")
-        self._shortest = min(
+        shortest = min(
             (sum(sorted(len(s) for s in c.params["sentences"])[: int(c.params.get("minimum", 2))]) for c in criteria),
             default=0,
         ) * 3 // 4
+        return keys, shortest
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self._keys, self._shortest = self.compiled
 
     def user_text(self, turn: int, text: str) -> list[str]:
         if len(text) < self._shortest:
@@ -182,9 +207,13 @@ class _Heard(Rule):
     """A rule that remembers everything the user has legitimately heard or read: the
     scenario (``params["scenario"]``), agent texts and the user's own tool results."""
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
-        self._heard = [str(c.params.get("scenario", "")).lower() for c in criteria[:1]]
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> list[str]:
+        return [str(c.params.get("scenario", "")).lower() for c in criteria[:1]]
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self._heard = list(self.compiled)
         self._unread: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
@@ -228,11 +257,14 @@ class _Requests(Rule):
     with the clock of its arrival, so request/call order is kept) when a rule needs them.
     """
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
         tools = sorted({t for c in criteria for t in c.params.get("tools", [])})
-        self.tools = tools
-        self._mentions = ToolMentions(tools)
+        return tools, ToolMentions(tools)
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self.tools, self._mentions = self.compiled
         self.requested: set[str] = set()
         self.calls_since_agent: list[str] = []
         self.requested_at: dict[str, int] = {}
@@ -264,8 +296,8 @@ class _Observed(Rule):
     """Keeps, per device feature, the states stated by the latest user tool result that
     mentions the feature."""
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
         self.observed: dict[str, set[str]] = {}
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
@@ -327,9 +359,13 @@ class DeviceState(_Observed):
 
     name = "device_state"
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
-        self._scenario = {pair for c in criteria for pair in device_states(str(c.params.get("scenario", "")))}
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
+        return frozenset(pair for c in criteria for pair in device_states(str(c.params.get("scenario", ""))))
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self._scenario = self.compiled
 
     def user_text(self, turn: int, text: str) -> list[str]:
         stated = device_states(text)
@@ -356,15 +392,20 @@ class PrematureStop(Rule):
 
     name = "premature_stop"
 
-    def __init__(self, criteria: list[Criterion]):
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, list[Any]], frozenset[str]]:
         from userbench_env.core.task import Action
+
+        goal = {c.id: [Action.model_validate(a) for a in c.params["goal"]] for c in criteria}
+        return goal, frozenset(a.name for actions in goal.values() for a in actions)
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
         from userbench_env.evaluation.actions import action_matches
 
-        super().__init__(criteria)
+        super().__init__(criteria, compiled)
         self._matches = action_matches
-        self._goal = {c.id: [Action.model_validate(a) for a in c.params["goal"]] for c in criteria}
+        self._goal, self._names = self.compiled
         self._done: dict[str, list[bool]] = {cid: [False] * len(goal) for cid, goal in self._goal.items()}
-        self._names = {a.name for goal in self._goal.values() for a in goal}
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         if call.name not in self._names:
@@ -395,8 +436,8 @@ class UnpromptedTransfer(Rule):
 
     name = "unprompted_transfer"
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
         self._offered = False
 
     def agent_text(self, turn: int, text: str) -> None:
@@ -422,9 +463,13 @@ class Withholding(Rule):
 
     name = "withholding"
 
-    def __init__(self, criteria: list[Criterion]):
-        super().__init__(criteria)
-        self._watch = [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, str, list[str]]]:
+        return [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
+
+    def __init__(self, criteria: list[Criterion], compiled: Any = None):
+        super().__init__(criteria, compiled)
+        self._watch = self.compiled
         self._last_agent = ""
 
     def agent_text(self, turn: int, text: str) -> None:
@@ -482,6 +527,38 @@ class SkippedAction(_Requests):
 QUOTE_MIN = 20
 
 
+_HOOKS = ("agent_text", "user_text", "tool_call")
+
+
+@dataclass(frozen=True)
+class RulePlan:
+    """Everything about a task's rule checks that does not change during an episode.
+
+    ``groups`` holds, per registered rule named by some criterion, the rule class, its
+    criteria and its compiled data; ``hooks`` the indices (into ``groups``) of the rules
+    implementing each hook (the base hooks do nothing and are never called).
+    """
+
+    criteria: tuple[Criterion, ...]
+    groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
+    hooks: dict[str, tuple[int, ...]]
+
+
+def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
+    """The :class:`RulePlan` of ``criteria`` (compile once per task, reuse per episode)."""
+    criteria = tuple(criteria)
+    members: dict[str, list[Criterion]] = {}
+    for criterion in criteria:
+        if criterion.check == "rule" and criterion.rule in RULES:
+            members.setdefault(criterion.rule, []).append(criterion)
+    groups = tuple((RULES[name], group, RULES[name].compile(group)) for name, group in members.items())
+    hooks = {
+        hook: tuple(i for i, (cls, _, _) in enumerate(groups) if getattr(cls, hook) is not getattr(Rule, hook))
+        for hook in _HOOKS
+    }
+    return RulePlan(criteria, groups, hooks)
+
+
 class RuleTracker:
     """Runs every rule criterion of one episode incrementally.
 
@@ -495,18 +572,11 @@ class RuleTracker:
     every rule.
     """
 
-    def __init__(self, criteria: Iterable[Criterion]):
-        self.criteria = list(criteria)
-        groups: dict[str, list[Criterion]] = {}
-        for criterion in self.criteria:
-            if criterion.check == "rule" and criterion.rule in RULES:
-                groups.setdefault(criterion.rule, []).append(criterion)
-        self.rules: list[Rule] = [RULES[name](members) for name, members in groups.items()]
-        # per hook, only the rules that implement it (the base hooks do nothing)
-        self._hooked = {
-            hook: [getattr(r, hook) for r in self.rules if getattr(type(r), hook) is not getattr(Rule, hook)]
-            for hook in ("agent_text", "user_text", "tool_call")
-        }
+    def __init__(self, criteria: RulePlan | Sequence[Criterion]):
+        plan = criteria if isinstance(criteria, RulePlan) else compile_rules(criteria)
+        self.criteria = list(plan.criteria)
+        self.rules: list[Rule] = [cls(group, compiled) for cls, group, compiled in plan.groups]
+        self._hooked = {hook: [getattr(self.rules[i], hook) for i in plan.hooks[hook]] for hook in _HOOKS}
         self.violations: list[str] = []
         self._by_id: dict[str, Rule] = {cid: rule for rule in self.rules for cid in rule.outcomes}
         self._results: list[str] = []
