@@ -16,12 +16,20 @@ import zlib
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 
 from userbench_env.envs.spaces import AnyText
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
 from userbench_env.surfaces.personas.model import Persona
 from userbench_env.surfaces.personas.render import render_persona
 from userbench_env.surfaces.tasks import SurfaceTask, load_surface_tasks
+
+
+def surface_observation_space(image_shape: tuple[int, int, int] | None) -> gym.Space:
+    """Text observations, or ``Dict(text, image)`` with an RGB ``uint8`` image of ``image_shape``."""
+    if image_shape is None:
+        return AnyText()
+    return gym.spaces.Dict({"text": AnyText(), "image": gym.spaces.Box(0, 255, image_shape, np.uint8)})
 
 
 class SurfaceEnv(gym.Env[str, str]):
@@ -35,8 +43,9 @@ class SurfaceEnv(gym.Env[str, str]):
     per check, as strings). ``judge``: ``None``/``"deferred"`` (chat verdicts pending) or
     an LLM config/dict/model name. ``bot``: ``"scripted"`` or an LLM config (chat).
     ``turns`` overrides the chat length; ``max_turns`` caps steps (truncation).
-    ``surface_options`` go to the backend (web: ``screenshot``, ``max_steps``...); a backend
-    with its own ``observation_space`` and ``observe`` shapes the observations.
+    ``surface_options`` go to the backend (web: ``screenshot``, ``max_steps``...). A backend
+    whose ``image_shape`` is set gives ``Dict(text, image)`` observations (built by its
+    ``observe``); otherwise observations are text.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -75,7 +84,7 @@ class SurfaceEnv(gym.Env[str, str]):
         self.judge = None if judge in (None, "deferred") else judge
         self.max_turns = max_turns
         self.render_mode = render_mode
-        self.observation_space = getattr(self.backend, "observation_space", None) or AnyText()
+        self.observation_space = surface_observation_space(getattr(self.backend, "image_shape", None))
         self.action_space = AnyText(sampler=self.backend.sample_action)
         self._personas: dict[str, Persona] = {}
         self._task: SurfaceTask | None = None

@@ -75,13 +75,9 @@ class AppBackend:
         return (self.height, self.width, 3)
 
     @property
-    def observation_space(self) -> Any:
-        """``Dict(text, image)``: the widget text and the RGB screenshot."""
-        from gymnasium import spaces
-
-        from userbench_env.envs.spaces import AnyText
-
-        return spaces.Dict({"text": AnyText(), "image": spaces.Box(0, 255, self.screen_shape, np.uint8)})
+    def image_shape(self) -> tuple[int, int, int]:
+        """The screenshot's (height, width, 3): observations are the widget text and the image."""
+        return self.screen_shape
 
     def guidance(self, task: SurfaceTask) -> str:
         """The action format."""

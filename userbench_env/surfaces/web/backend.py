@@ -95,16 +95,9 @@ class WebBackend:
     # ------------------------------------------------------------------ protocol
 
     @property
-    def observation_space(self) -> Any:
-        """``None`` (text observations) or the ``Dict(text, image)`` space in screenshot mode."""
-        if not self.screenshot:
-            return None
-        from gymnasium import spaces
-
-        from userbench_env.envs.spaces import AnyText
-
-        shape = (VIEWPORT["height"], VIEWPORT["width"], 3)
-        return spaces.Dict({"text": AnyText(), "image": spaces.Box(0, 255, shape, np.uint8)})
+    def image_shape(self) -> tuple[int, int, int] | None:
+        """The screenshot's (height, width, 3) in screenshot mode, else ``None`` (text only)."""
+        return (VIEWPORT["height"], VIEWPORT["width"], 3) if self.screenshot else None
 
     def observe(self, text: str) -> Any:
         """The env observation for ``text``: the text, or ``{"text", "image"}`` in screenshot mode."""
