@@ -5,6 +5,8 @@ ALE pattern). Entry points are strings, so registering imports nothing heavy.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import gymnasium as gym
 
 NAMESPACE = "UserBench"
@@ -35,3 +37,15 @@ def register_envs() -> None:
         if env_id in gym.registry:
             continue
         gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=False)
+
+
+def mark_nondeterministic(env: gym.Env) -> None:
+    """Flag ``env``'s spec ``nondeterministic`` (an LLM plays a part in it).
+
+    Ids are registered deterministic because their default parts are scripted; an env
+    that is given an LLM (user proxy, agent, bot or judge) calls this from ``reset``, after
+    ``gym.make`` has attached the spec.
+    """
+    spec = env.unwrapped.spec
+    if spec is not None and not spec.nondeterministic:
+        env.unwrapped.spec = dataclasses.replace(spec, nondeterministic=True)

@@ -237,11 +237,13 @@ class ConversationEnv(gym.Env[str, str]):
         ]
         self.messages.append(Message(role="assistant", content=text, tool_calls=calls, turn=turn))
         results = []
+        wanted = self.tracker.agent_call_names
         for call in calls:
             result = self.world.execute(call)
             self.counters.agent_tool_calls += 1
             self.counters.tool_errors += result.error
-            self.tracker.tool_call(turn, call, result)
+            if wanted is None or call.name in wanted:  # other agent calls no rule reacts to
+                self.tracker.tool_call(turn, call, result)
             self.messages.append(
                 Message(role="tool", content=result.content, tool_call_id=call.id, requestor="assistant", error=result.error, turn=turn)
             )

@@ -19,6 +19,7 @@ import gymnasium as gym
 import numpy as np
 
 from userbench_env.envs.spaces import AnyText
+from userbench_env.registration import mark_nondeterministic
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
 from userbench_env.surfaces.personas.model import Persona
 from userbench_env.surfaces.personas.render import render_persona
@@ -67,6 +68,7 @@ class SurfaceEnv(gym.Env[str, str]):
         surface_options: dict[str, Any] | None = None,
     ) -> None:
         self.surface = surface
+        self._bot = bot
         kwargs = {"bot": bot, "turns": turns} if surface == "chat" else {}
         kwargs = {**kwargs, **(surface_options or {})}
         self.backend: SurfaceBackend = backend_class(surface)(**kwargs)
@@ -105,6 +107,8 @@ class SurfaceEnv(gym.Env[str, str]):
         if task_id not in self.tasks:
             raise KeyError(f"no {self.surface} task {task_id!r}")
         self._task = self.tasks[task_id]
+        if self.judge is not None or (self.surface == "chat" and self._bot != "scripted"):
+            mark_nondeterministic(self)
         persona = self.persona_for(self._task)
         self._turn, self._invalid, self._done = 0, 0, False
         self._last_obs = self.backend.reset(self._task, persona, seed)

@@ -28,15 +28,15 @@ from typing import Any, ClassVar, Iterable, Literal, Sequence
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.text import (
-    DENIAL,
-    GENERIC_CLAIM,
     ToolMentions,
-    asked_kinds,
+    asked_among,
     asks,
-    lowered as lower,
     claimed_actions,
+    claims_done,
+    denies,
     device_states,
     identifiers,
+    lowered as lower,
     normalize,
 )
 
@@ -46,12 +46,17 @@ STOP_TOKEN = "###STOP###"
 TRANSFER_TOKEN = "###TRANSFER###"
 
 
-@dataclass
+@dataclass(slots=True)
 class Outcome:
-    """A criterion's current verdict and the turn of its evidence (if any)."""
+    """A criterion's current verdict and the turn of its evidence (if any). Treat it as a
+    value: rules replace a criterion's outcome, never change it (criteria share defaults)."""
 
     verdict: Verdict = "not_applicable"
     turn: int | None = None
+
+
+_NOT_APPLICABLE = Outcome()
+_PENDING = Outcome("pending", None)
 
 
 class Rule:
@@ -62,16 +67,28 @@ class Rule:
     """
 
     name: ClassVar[str]
+    #: The rule's ``user_text`` acts only on texts containing this token ("": on every text);
+    #: the tracker does not call it for other texts.
+    user_text_token: ClassVar[str] = ""
+    #: The rule's ``tool_call`` ignores calls the user did not request; the tracker does not
+    #: call it for the agent's calls.
+    user_calls_only: ClassVar[bool] = False
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> Any:
         """Per-task, read-only data derived from ``criteria`` (default: none)."""
         return None
 
+    @classmethod
+    def call_names(cls, compiled: Any) -> frozenset[str] | None:
+        """The tool names whose calls ``tool_call`` reacts to, given the compiled data
+        (None: every call); the tracker does not call it for other calls."""
+        return None
+
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         self.criteria = criteria
         self.compiled = type(self).compile(criteria) if compiled is None else compiled
-        self.outcomes: dict[str, Outcome] = {c.id: Outcome() for c in criteria}
+        self.outcomes: dict[str, Outcome] = dict.fromkeys([c.id for c in criteria], _NOT_APPLICABLE)
         self.events: list[tuple[str, int]] = []
 
     # -- hooks -------------------------------------------------------------------
@@ -124,17 +141,18 @@ class PrematureDisclosure(Rule):
     name = "premature_disclosure"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, str, str]]:
-        return [(c.id, str(c.params["kind"]), str(c.params["value"]).lower()) for c in criteria]
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, str]], frozenset[str]]:
+        watch = [(c.id, str(c.params["kind"]), str(c.params["value"]).lower()) for c in criteria]
+        return watch, frozenset(kind for _, kind, _ in watch)
 
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         super().__init__(criteria, compiled)
-        self._watch = self.compiled
-        self._asked: set[str] = set()
+        self._watch, self._kinds = self.compiled
+        self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
 
     def agent_text(self, turn: int, text: str) -> None:
-        kinds = asked_kinds(text)
+        kinds = asked_among(text, self._kinds)
         for cid, kind, _ in self._watch:
             if kind in kinds and kind not in self._asked and cid not in self._decided:
                 self.outcomes[cid] = Outcome("pass", turn)
@@ -207,6 +225,8 @@ class _Heard(Rule):
     """A rule that remembers everything the user has legitimately heard or read: the
     scenario (``params["scenario"]``), agent texts and the user's own tool results."""
 
+    user_calls_only = True
+
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> list[str]:
         return [str(c.params.get("scenario", "")).lower() for c in criteria[:1]]
@@ -257,6 +277,8 @@ class _Requests(Rule):
     with the clock of its arrival, so request/call order is kept) when a rule needs them.
     """
 
+    user_calls_only = True
+
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
         tools = sorted({t for c in criteria for t in c.params.get("tools", [])})
@@ -265,7 +287,7 @@ class _Requests(Rule):
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         super().__init__(criteria, compiled)
         self.tools, self._mentions = self.compiled
-        self.requested: set[str] = set()
+        self.requested: frozenset[str] = frozenset()
         self.calls_since_agent: list[str] = []
         self.requested_at: dict[str, int] = {}
         self.called_at: dict[str, int] = {}
@@ -280,7 +302,7 @@ class _Requests(Rule):
     def resolve(self) -> None:
         """Read the pending agent texts: ``requested`` (latest text) and ``requested_at``."""
         for clock, text in self._pending:
-            self.requested = self._mentions.find(text) if asks(text) else set()
+            self.requested = self._mentions.find(text) if asks(text) else frozenset()
             for name in self.requested:
                 self.requested_at[name] = clock
         self._pending = []
@@ -295,6 +317,8 @@ class _Requests(Rule):
 class _Observed(Rule):
     """Keeps, per device feature, the states stated by the latest user tool result that
     mentions the feature."""
+
+    user_calls_only = True
 
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         super().__init__(criteria, compiled)
@@ -328,11 +352,11 @@ class UnexecutedAction(_Requests, _Observed):
 
     def user_text(self, turn: int, text: str) -> list[str]:
         claimed = claimed_actions(text, self.tools)
-        if not claimed and (GENERIC_CLAIM.search(text) is None or (
+        if not claimed and (not claims_done(text) or (
                 self.calls_since_agent and all(self.outcomes[c.id].verdict == "pass" for c in self.criteria))):
             return []  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
         self.resolve()
-        generic = bool(self.requested) and GENERIC_CLAIM.search(text) is not None
+        generic = bool(self.requested) and claims_done(text)
         if not claimed and not generic:
             return []
         executed = any(self.called_at.get(t, -1) > self.requested_at.get(t, 0) for t in claimed)
@@ -391,28 +415,41 @@ class PrematureStop(Rule):
     on a stop after all of them. Applies when the user stops."""
 
     name = "premature_stop"
+    user_text_token = STOP_TOKEN
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, list[Any]], frozenset[str]]:
+    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[tuple[int, Any]]]]]]:
+        """(goal length per criterion id, per tool name the criteria whose goal names it with
+        the (position, action) pairs of that name, in goal order)."""
         from userbench_env.core.task import Action
 
-        goal = {c.id: [Action.model_validate(a) for a in c.params["goal"]] for c in criteria}
-        return goal, frozenset(a.name for actions in goal.values() for a in actions)
+        sizes: dict[str, int] = {}
+        by_name: dict[str, dict[str, list[tuple[int, Any]]]] = {}
+        for c in criteria:
+            sizes[c.id] = len(c.params["goal"])
+            for i, raw in enumerate(c.params["goal"]):
+                action = Action.model_validate(raw)
+                by_name.setdefault(action.name, {}).setdefault(c.id, []).append((i, action))
+        return sizes, {name: list(per_id.items()) for name, per_id in by_name.items()}
+
+    @classmethod
+    def call_names(cls, compiled: Any) -> frozenset[str]:
+        """The goal actions' tool names."""
+        return frozenset(compiled[1])
 
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         from userbench_env.evaluation.actions import action_matches
 
         super().__init__(criteria, compiled)
         self._matches = action_matches
-        self._goal, self._names = self.compiled
-        self._done: dict[str, list[bool]] = {cid: [False] * len(goal) for cid, goal in self._goal.items()}
+        sizes, self._by_name = self.compiled
+        self._done: dict[str, list[bool]] = {cid: [False] * size for cid, size in sizes.items()}
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
-        if call.name not in self._names:
-            return
-        for cid, goal in self._goal.items():
+        # per criterion, the first goal action not yet done that the call matches is done
+        for cid, candidates in self._by_name.get(call.name, ()):
             done = self._done[cid]
-            for i, action in enumerate(goal):
+            for i, action in candidates:
                 if not done[i] and self._matches(action, call):
                     done[i] = True
                     break
@@ -435,6 +472,7 @@ class UnpromptedTransfer(Rule):
     transfer; passes on a transfer after one. Applies when the user transfers."""
 
     name = "unprompted_transfer"
+    user_text_token = TRANSFER_TOKEN
 
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         super().__init__(criteria, compiled)
@@ -464,12 +502,13 @@ class Withholding(Rule):
     name = "withholding"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, str, list[str]]]:
-        return [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, list[str]]], frozenset[str]]:
+        watch = [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
+        return watch, frozenset(kind for _, kind, _ in watch)
 
     def __init__(self, criteria: list[Criterion], compiled: Any = None):
         super().__init__(criteria, compiled)
-        self._watch = self.compiled
+        self._watch, self._kinds = self.compiled
         self._last_agent = ""
 
     def agent_text(self, turn: int, text: str) -> None:
@@ -477,22 +516,17 @@ class Withholding(Rule):
 
     def user_text(self, turn: int, text: str) -> list[str]:
         last, self._last_agent = self._last_agent, ""
-        if not last:
+        asked = asked_among(last, self._kinds)  # the answer is read only when a watched kind was asked
+        if not asked:
             return []
         lowered = lower(text)
-        gives = any(v in lowered for _, _, values in self._watch for v in values)
-        denies = DENIAL.search(lowered) is not None
-        # the request is read only when the answer could decide something (a value or a denial)
-        if not (gives or denies):
-            return []
-        asked = asked_kinds(last)
         failed = []
         for cid, kind, values in self._watch:
             if kind not in asked:
                 continue
             if any(v in lowered for v in values):
                 self.passed(cid, turn)
-            elif denies and self.fail(cid, turn):
+            elif denies(lowered) and self.fail(cid, turn):
                 failed.append(cid)
         return failed
 
@@ -513,7 +547,7 @@ class SkippedAction(_Requests):
         self.resolve()
         if not self.requested:
             return []
-        self.requested = set()
+        self.requested = frozenset()
         failed = []
         for c in self.criteria:
             if not skipped:
@@ -527,21 +561,31 @@ class SkippedAction(_Requests):
 QUOTE_MIN = 20
 
 
-_HOOKS = ("agent_text", "user_text", "tool_call")
-
-
 @dataclass(frozen=True)
 class RulePlan:
     """Everything about a task's rule checks that does not change during an episode.
 
     ``groups`` holds, per registered rule named by some criterion, the rule class, its
-    criteria and its compiled data; ``hooks`` the indices (into ``groups``) of the rules
-    implementing each hook (the base hooks do nothing and are never called).
+    criteria and its compiled data. The hook tables list, in ``groups`` order, the indices
+    of the rules implementing a hook (the base hooks do nothing and are never called):
+    ``agent_text``; ``user_text`` as ``(token, index)`` pairs (the rule's
+    :attr:`Rule.user_text_token`); ``user_tool_call`` (every rule with a ``tool_call``)
+    and ``agent_tool_call`` (those not :attr:`Rule.user_calls_only`) as ``(names, index)``
+    pairs (the rule's :meth:`Rule.call_names`); ``agent_call_names`` the names of the agent
+    calls some rule reacts to (None: any call). ``modes`` maps criterion ids to their modes;
+    ``heads`` holds per criterion the fixed fields of its verdict dict (id, family, mode,
+    check, and the statement of a judge criterion, else None).
     """
 
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
-    hooks: dict[str, tuple[int, ...]]
+    agent_text: tuple[int, ...]
+    user_text: tuple[tuple[str, int], ...]
+    user_tool_call: tuple[tuple[frozenset[str] | None, int], ...]
+    agent_tool_call: tuple[tuple[frozenset[str] | None, int], ...]
+    agent_call_names: frozenset[str] | None
+    modes: dict[str, str]
+    heads: tuple[tuple[str, str, str, str, str | None], ...]
 
 
 def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
@@ -552,11 +596,24 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
         if criterion.check == "rule" and criterion.rule in RULES:
             members.setdefault(criterion.rule, []).append(criterion)
     groups = tuple((RULES[name], group, RULES[name].compile(group)) for name, group in members.items())
-    hooks = {
-        hook: tuple(i for i, (cls, _, _) in enumerate(groups) if getattr(cls, hook) is not getattr(Rule, hook))
-        for hook in _HOOKS
-    }
-    return RulePlan(criteria, groups, hooks)
+
+    def implementing(hook: str) -> tuple[int, ...]:
+        return tuple(i for i, (cls, _, _) in enumerate(groups) if getattr(cls, hook) is not getattr(Rule, hook))
+
+    tool_hooks = tuple((groups[i][0].call_names(groups[i][2]), i) for i in implementing("tool_call"))
+    agent_hooks = tuple((names, i) for names, i in tool_hooks if not groups[i][0].user_calls_only)
+    agent_names = [names for names, _ in agent_hooks]
+    return RulePlan(
+        criteria,
+        groups,
+        agent_text=implementing("agent_text"),
+        user_text=tuple((groups[i][0].user_text_token, i) for i in implementing("user_text")),
+        user_tool_call=tool_hooks,
+        agent_tool_call=agent_hooks,
+        agent_call_names=None if None in agent_names else frozenset().union(*agent_names),
+        modes={c.id: c.mode for c in criteria},
+        heads=tuple((c.id, c.family, c.mode, c.check, c.statement if c.check == "judge" else None) for c in criteria),
+    )
 
 
 class RuleTracker:
@@ -569,22 +626,30 @@ class RuleTracker:
     A user text is checked without the parts it copies verbatim from the user's own tool
     results since the agent last spoke (at least :data:`QUOTE_MIN` characters): a quoted
     result is reported evidence, grounded by construction, and need not be re-read by
-    every rule.
+    every rule. A hook is called only when it can act (see the :class:`RulePlan` tables);
+    ``agent_call_names`` tells callers which agent calls can matter at all (None: any):
+    feeding another agent call is a no-op, so a caller may skip it.
     """
 
     def __init__(self, criteria: RulePlan | Sequence[Criterion]):
         plan = criteria if isinstance(criteria, RulePlan) else compile_rules(criteria)
+        self._plan = plan
         self.criteria = list(plan.criteria)
         self.rules: list[Rule] = [cls(group, compiled) for cls, group, compiled in plan.groups]
-        self._hooked = {hook: [getattr(self.rules[i], hook) for i in plan.hooks[hook]] for hook in _HOOKS}
+        rules = self.rules
+        self._agent_text = [rules[i].agent_text for i in plan.agent_text]
+        self._user_text = [(token, rules[i].user_text) for token, i in plan.user_text]
+        self._user_tool_call = [(names, rules[i].tool_call) for names, i in plan.user_tool_call]
+        self._agent_tool_call = [(names, rules[i].tool_call) for names, i in plan.agent_tool_call]
+        self.agent_call_names = plan.agent_call_names
         self.violations: list[str] = []
-        self._by_id: dict[str, Rule] = {cid: rule for rule in self.rules for cid in rule.outcomes}
+        self._by_id: dict[str, Rule] = {cid: rule for rule in rules for cid in rule.outcomes}
         self._results: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
         """Feed an agent text message to every rule."""
         self._results = []
-        for hook in self._hooked["agent_text"]:
+        for hook in self._agent_text:
             hook(turn, text)
 
     def user_text(self, turn: int, text: str) -> list[str]:
@@ -593,26 +658,32 @@ class RuleTracker:
             if quoted in text:
                 text = text.replace(quoted, " ")
         new: list[str] = []
-        for hook in self._hooked["user_text"]:
-            new.extend(hook(turn, text))
-        self.violations.extend(new)
+        for token, hook in self._user_text:
+            if token in text:
+                new += hook(turn, text)
+        self.violations += new
         return new
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         """Feed an executed tool call (agent's or user's) and its result to every rule."""
-        if call.requestor == "user" and len(result.content) >= QUOTE_MIN:
-            self._results.append(result.content)
-        for hook in self._hooked["tool_call"]:
-            hook(turn, call, result)
+        if call.requestor == "user":
+            if len(result.content) >= QUOTE_MIN:
+                self._results.append(result.content)
+            hooks = self._user_tool_call
+        else:
+            hooks = self._agent_tool_call
+        for names, hook in hooks:
+            if names is None or call.name in names:
+                hook(turn, call, result)
 
     def outcome(self, criterion_id: str) -> Outcome:
         """The current outcome of a criterion (``pending`` when no rule decides it)."""
         rule = self._by_id.get(criterion_id)
-        return rule.outcomes[criterion_id] if rule is not None else Outcome("pending", None)
+        return rule.outcomes[criterion_id] if rule is not None else _PENDING
 
     def events(self) -> list[dict[str, Any]]:
         """Every logged violation as ``{"id", "mode", "turn"}``, in the order seen per rule."""
-        modes = {c.id: c.mode for c in self.criteria}
+        modes = self._plan.modes
         return [{"id": cid, "mode": modes[cid], "turn": turn} for rule in self.rules for cid, turn in rule.events]
 
     def verdicts(self) -> list[dict]:
@@ -620,17 +691,17 @@ class RuleTracker:
         source (``rule`` once a rule decided, else the criterion's check); judge criteria
         also carry their ``statement`` (what a batch grader asks)."""
         out = []
-        for criterion in self.criteria:
-            found = self.outcome(criterion.id)
+        for cid, family, mode, check, statement in self._plan.heads:
+            found = self.outcome(cid)
             verdict = {
-                "id": criterion.id,
-                "family": criterion.family,
-                "mode": criterion.mode,
+                "id": cid,
+                "family": family,
+                "mode": mode,
                 "verdict": found.verdict,
                 "evidence_turn": found.turn,
-                "source": "rule" if found.verdict != "pending" else criterion.check,
+                "source": "rule" if found.verdict != "pending" else check,
             }
-            if criterion.check == "judge":
-                verdict["statement"] = criterion.statement
+            if check == "judge":
+                verdict["statement"] = statement
             out.append(verdict)
         return out

@@ -9,7 +9,9 @@
 * :class:`ToolMentions`: which of a set of tool names a text mentions (agent requests).
 
 Readings of message text are memoized (small LRU caches keyed by the text): several
-rules read the same message, and the tracker runs in every ``step()``.
+rules read the same message, and the tracker runs in every ``step()``. Costly regexes sit
+behind substring gates: words every match must contain, looked up in :func:`folded`
+text first (a gate only skips a search that cannot match; the search itself is unchanged).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
-from userbench_env.tasks.extract import is_question, requested_kinds
+from userbench_env.tasks.extract import _ASK_PATTERNS, is_question
 
 _CACHE = 256
 
@@ -29,16 +31,56 @@ def lowered(text: str) -> str:
     return text.lower()
 
 
+#: The non-ASCII letters that case-insensitive matching equates with ASCII letters, as
+#: those letters ("K", KELVIN SIGN, already lower-cases to "k").
+_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s"})
+
+
 @lru_cache(maxsize=_CACHE)
-def asked_kinds(text: str) -> frozenset[str]:
-    """:func:`~userbench_env.tasks.extract.requested_kinds`, memoized."""
-    return requested_kinds(text)
+def folded(text: str) -> str:
+    """``text`` lower-cased with the non-ASCII letters that ``re.I`` matches as ASCII ones
+    mapped to them: whatever an ASCII word matches case-insensitively in ``text`` (as
+    ``re.search(word, text, re.I)``) is a substring of ``folded(text)``, so the word is a
+    sound gate before a case-insensitive search. Equal to :func:`lowered` for most texts."""
+    if text.isascii() or not any(c in text for c in "\u0130\u0131\u017f"):
+        return lowered(text)
+    return text.translate(_FOLDS).lower()
+
+
+def gated(gates: tuple[str, ...], text: str) -> bool:
+    """True when some gate word occurs in ``text`` (an empty ``gates`` never blocks)."""
+    return not gates or any(gate in text for gate in gates)
 
 
 @lru_cache(maxsize=_CACHE)
 def asks(text: str) -> bool:
-    """:func:`~userbench_env.tasks.extract.is_question`, memoized."""
-    return is_question(text)
+    """:func:`~userbench_env.tasks.extract.is_question`, memoized (a question mark answers it at once)."""
+    return "?" in text or is_question(text)
+
+
+#: Per item kind, words one of which every match of its request pattern
+#: (:func:`~userbench_env.tasks.extract.requested_kinds`) contains, case-folded.
+ASK_GATES: dict[str, tuple[str, ...]] = {
+    "name": ("name",), "first_name": ("name",), "last_name": ("name",),
+    "user_id": ("id", "username"), "email": ("mail",), "zip": ("zip", "postal code"),
+    "phone_number": ("phone", "mobile number"), "reservation_id": ("reservation", "confirmation", "booking"),
+    "order_id": ("order",), "item_id": ("item",), "payment_method": ("payment", "card"),
+    "address": ("address",), "date": ("date", "when"),
+}
+
+
+@lru_cache(maxsize=_CACHE)
+def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
+    """The kinds among ``kinds`` that the agent's ``text`` asks for: exactly
+    ``requested_kinds(text) & kinds`` (:func:`~userbench_env.tasks.extract.requested_kinds`),
+    searching only those kinds' patterns, each behind its :data:`ASK_GATES`."""
+    if not kinds or not asks(text):
+        return frozenset()
+    low = folded(text)
+    return frozenset(
+        kind for kind in kinds
+        if kind in _ASK_PATTERNS and gated(ASK_GATES.get(kind, ()), low) and _ASK_PATTERNS[kind].search(text)
+    )
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -84,9 +126,13 @@ _ID_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("_", re.compile(r"\b(?:[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,5}|(?:credit_card|gift_card|paypal|certificate|debit_card|bank_account)_\d+)\b")),
 )
 _DIGIT = re.compile(r"\d")
-#: phone number; reservation-style code (six letters and digits, both present)
-_DIGIT_SHAPES: tuple[re.Pattern[str], ...] = (
-    re.compile(r"\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b|\b(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{6}\b"),
+#: Id shapes with digits, each behind a cheaper pattern every match contains: phone number;
+#: reservation-style code (six letters and digits, both present). No match of one overlaps a
+#: match of the other (a code is a whole six-character word, a phone number's words have three
+#: or four characters), so searching them apart finds what one alternation of both finds.
+_DIGIT_SHAPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"\d{3}"), re.compile(r"\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b")),
+    (re.compile(r"[A-Z0-9]{6}"), re.compile(r"\b(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{6}\b")),
 )
 
 
@@ -95,7 +141,7 @@ def identifiers(text: str) -> tuple[str, ...]:
     """Id-shaped tokens in ``text`` (see the module docstring), lower-cased, in order of appearance."""
     shapes = [pattern for gate, pattern in _ID_SHAPES if gate in text]
     if _DIGIT.search(text) is not None:
-        shapes += _DIGIT_SHAPES
+        shapes += [pattern for gate, pattern in _DIGIT_SHAPES if gate.search(text) is not None]
     found: dict[int, str] = {}
     for pattern in shapes:
         for m in pattern.finditer(text):
@@ -119,12 +165,18 @@ def _feature(name: str) -> str:
     return "data saver" if name.startswith("data saver") else name
 
 
+#: Words one of which every match of :data:`_FEATURE` contains.
+_FEATURE_GATES = ("airplane mode", "mobile data", "roaming", "wifi", "wi-fi", "data saver", "vpn")
+
+
 @lru_cache(maxsize=_CACHE)
 def device_states(text: str) -> tuple[tuple[str, str], ...]:
     """(feature, ``on``/``off``) pairs ``text`` asserts ("Airplane Mode: OFF", "I turned on roaming"),
     stated states first, then states set by a verb before the feature."""
+    text = lowered(text)
+    if not gated(_FEATURE_GATES, text):
+        return ()
     stated, verbs = [], []
-    text = text.lower()
     for m in _FEATURE.finditer(text):
         after = _STATE_AFTER.match(text, m.end())
         if after is not None:
@@ -161,6 +213,13 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 ]
 #: A first-person claim that a requested action was done, naming no action.
 GENERIC_CLAIM = re.compile(r"\bi(?:'ve| have)? (?:just )?(?:done|did) (?:that|it|this|so)\b|\ball done\b|^\s*done\b", re.I)
+_GENERIC_GATES = ("done", "did")
+
+
+@lru_cache(maxsize=_CACHE)
+def claims_done(text: str) -> bool:
+    """True when ``text`` holds a :data:`GENERIC_CLAIM` ("I did that", "All done")."""
+    return gated(_GENERIC_GATES, folded(text)) and GENERIC_CLAIM.search(text) is not None
 
 
 _CLAIM_START = re.compile(
@@ -168,11 +227,17 @@ _CLAIM_START = re.compile(
     r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied)\b",
     re.I,
 )
+#: :data:`_CLAIM_START` without its word boundary, case-sensitive: what every match of it
+#: reads as in :func:`folded` text (a literal first letter, so one fast scan).
+_CLAIM_GATE = re.compile(
+    r"i(?:'ve| have)? (?:just )?(?:restarted|rebooted|power|turned|switched|toggled|put|reseated|re-?inserted|took|"
+    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied)"
+)
 
 
 @lru_cache(maxsize=_CACHE)
 def _claims(text: str) -> frozenset[str]:
-    if _CLAIM_START.search(text) is None:
+    if _CLAIM_GATE.search(folded(text)) is None or _CLAIM_START.search(text) is None:
         return frozenset()
     return frozenset(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
 
@@ -182,7 +247,7 @@ def claimed_actions(text: str, tools: Iterable[str]) -> set[str]:
     return set(_claims(text).intersection(tools))
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=_CACHE)
 def _mention_pattern(tools: tuple[str, ...]) -> tuple[dict[str, str], re.Pattern[str] | None]:
     forms = {}
     for name in tools:
@@ -192,26 +257,41 @@ def _mention_pattern(tools: tuple[str, ...]) -> tuple[dict[str, str], re.Pattern
     return forms, (re.compile(rf"(?<!\w)(?:{alternation})(?!\w)") if forms else None)
 
 
-def clear_caches() -> None:
-    """Empty the memoized readings (benchmarks use it to time cold readings)."""
-    for cached in (lowered, asked_kinds, asks, normalize, identifiers, device_states, _claims):
-        cached.cache_clear()
+@lru_cache(maxsize=_CACHE)
+def _mentioned(tools: tuple[str, ...], text: str) -> frozenset[str]:
+    forms, pattern = _mention_pattern(tools)
+    if pattern is None:
+        return frozenset()
+    return frozenset(forms[m.group(0)] for m in pattern.finditer(lowered(text)))
 
 
 class ToolMentions:
     """Finds which of ``tools`` a text mentions (as written or with spaces for underscores)."""
 
     def __init__(self, tools: Iterable[str]):
-        self._forms, self._pattern = _mention_pattern(tuple(sorted(set(tools))))
+        self._tools = tuple(sorted(set(tools)))
 
-    def find(self, text: str) -> set[str]:
-        """The tool names mentioned in ``text``."""
-        if self._pattern is None:
-            return set()
-        return {self._forms[m.group(0)] for m in self._pattern.finditer(text.lower())}
+    def find(self, text: str) -> frozenset[str]:
+        """The tool names mentioned in ``text`` (memoized per tool set and text)."""
+        return _mentioned(self._tools, text)
 
 
 #: The user saying it does not know or have something (matched on lower-cased text).
 DENIAL = re.compile(
     r"\b(?:don't|do not|dont|can't|cannot) (?:know|remember|recall|have|find)\b|\bnot sure\b|\bno idea\b|\bforgot\b"
 )
+#: Words one of which every match of :data:`DENIAL` contains.
+_DENIAL_GATES = ("don", "do not", "can't", "cannot", "not sure", "no idea", "forgot")
+
+
+@lru_cache(maxsize=_CACHE)
+def denies(text: str) -> bool:
+    """True when the lower-cased ``text`` holds a :data:`DENIAL`."""
+    return gated(_DENIAL_GATES, text) and DENIAL.search(text) is not None
+
+
+def clear_caches() -> None:
+    """Empty the memoized readings (benchmarks use it to time cold readings)."""
+    for cached in (lowered, folded, asks, asked_among, normalize, identifiers, device_states, claims_done, _claims,
+                   _mentioned, denies):
+        cached.cache_clear()
