@@ -154,7 +154,7 @@ def test_async_episode_through_the_spec_matches_the_sync_one(airline_tasks) -> N
 
     async def play(env: ConversationEnv) -> list[str]:
         observation, info = await env.areset(seed=3, options={"task_id": task.id})
-        observations, done = [observation], False
+        observations = [observation]
         for action in ["Could you give me your user id and your name?",
                        *[json.dumps({"name": a.name, "arguments": a.arguments}) for a in task.gold_actions],
                        "Your new reservation is booked. Is there anything else I can help you with?"]:

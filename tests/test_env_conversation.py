@@ -14,7 +14,7 @@ import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.agents import ScriptedAgent
 from userbench_env.envs.actions import parse_action
 from userbench_env.envs.conversation import GREETING, ConversationEnv
-from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView
+from userbench_env.proxies.base import ProxyError, UserTurn, UserView
 from userbench_env.proxies.scripted import ScriptedUserProxy
 
 STEP_KEYS = {"turn", "agent_tool_calls", "user_tool_calls", "tool_errors", "agent_questions", "ufs_failed_so_far", "ufs_violations"}

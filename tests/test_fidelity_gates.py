@@ -17,7 +17,7 @@ from userbench_env.fidelity.text import (
     folded,
 )
 from userbench_env.tasks import load_tasks
-from userbench_env.tasks.extract import _ASK_PATTERNS, requested_kinds
+from userbench_env.tasks.extract import ASK_PATTERNS, requested_kinds
 
 _TRICKY = ["What is your \u0130D and ph\u0131ne?", "Your addre\u017fs, please?", "I d\u0131d that.", "DONE",
            "I DID IT", "Could you share your e-mail or postal code?", "I don't know my zip.", "\u212aeep your card?",
@@ -35,11 +35,11 @@ def texts(tau2_data) -> list[str]:
 
 
 def test_ask_gates_cover_every_pattern():
-    assert set(ASK_GATES) == set(_ASK_PATTERNS)
+    assert set(ASK_GATES) == set(ASK_PATTERNS)
 
 
 def test_asked_among_equals_requested_kinds(texts):
-    every = frozenset(_ASK_PATTERNS)
+    every = frozenset(ASK_PATTERNS)
     for text in texts:
         assert asked_among(text, every) == requested_kinds(text), text
         assert asked_among(text, frozenset({"name", "zip"})) == requested_kinds(text) & {"name", "zip"}, text

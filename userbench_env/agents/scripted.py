@@ -20,7 +20,7 @@ import json
 from typing import Any, Iterator
 
 from userbench_env.core.task import Action, KnownInfoItem, Task
-from userbench_env.fidelity.criteria import kind_label
+from userbench_env.tasks.extract import kind_label
 
 TRANSFER_TOOL = "transfer_to_human_agents"
 CLOSING = "Is there anything else I can help you with?"

@@ -57,6 +57,7 @@ from userbench_env.fidelity.probe import probe_episode
 from userbench_env.fidelity.rules import RulePlan, RuleTracker, compile_rules
 from userbench_env.proxies.base import ProxyError, UserProxy, UserTurn, UserView, find_stop
 from userbench_env.proxies.spec import make_proxy
+from userbench_env.registration import mark_nondeterministic
 from userbench_env.tasks import load_task, load_tasks
 from userbench_env.tasks.extract import is_question
 
@@ -174,7 +175,13 @@ class ConversationEnv(gym.Env[str, str]):
             return self._task_by_id(str(wanted))
         return self.tasks[int(self.np_random.integers(len(self.tasks)))]
 
+    def uses_llm(self) -> bool:
+        """Whether an LLM plays a part in this env's episodes (the user proxy or the judge)."""
+        return self.user_proxy.provenance.get("model") is not None or self.judge not in (None, "deferred")
+
     def _reset_machine(self, seed: int | None, options: dict[str, Any] | None) -> Machine:
+        if self.uses_llm():
+            mark_nondeterministic(self)
         task = self._pick_task(options)
         self.task = task
         self.world = make_world(self.domain, self.task_source, task, self.data_path)

@@ -110,6 +110,10 @@ class UserSideEnv(ConversationEnv):
         self._pending: Machine | None = None
 
     # -- public API ----------------------------------------------------------------
+    def uses_llm(self) -> bool:
+        """Whether an LLM plays a part here (the counterpart agent or the judge)."""
+        return agent_provenance(self.agent).get("model") is not None or self.judge not in (None, "deferred")
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start an episode; returns the agent's greeting and the user's setup in ``info``."""
         gym.Env.reset(self, seed=seed)

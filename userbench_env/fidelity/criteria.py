@@ -30,6 +30,7 @@ from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import DEVICE_TOOL_WORDS, scenario_sentences, scenario_text
+from userbench_env.tasks.extract import kind_label
 
 #: Item kinds whose disclosure is checked (free-form kinds such as ``other`` are not).
 DISCLOSURE_KINDS: frozenset[str] = frozenset(
@@ -37,19 +38,10 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
      "order_id", "item_id", "payment_method", "address"}
 )
 
-_LABELS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number", "reservation_id": "reservation id",
-           "order_id": "order id", "item_id": "item id", "payment_method": "payment method",
-           "first_name": "first name", "last_name": "last name"}
-
 _NAME_KINDS = frozenset({"name", "first_name", "last_name"})
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
-
-
-def kind_label(kind: str) -> str:
-    """How an item kind is named in prose ("user id", "zip code", ...)."""
-    return _LABELS.get(kind, kind.replace("_", " "))
 
 
 @lru_cache(maxsize=1)

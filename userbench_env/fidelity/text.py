@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
-from userbench_env.tasks.extract import _ASK_PATTERNS, is_question
+from userbench_env.tasks.extract import ASK_PATTERNS, is_question
 
 _CACHE = 256
 
@@ -79,7 +79,7 @@ def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     low = folded(text)
     return frozenset(
         kind for kind in kinds
-        if kind in _ASK_PATTERNS and gated(ASK_GATES.get(kind, ()), low) and _ASK_PATTERNS[kind].search(text)
+        if kind in ASK_PATTERNS and gated(ASK_GATES.get(kind, ()), low) and ASK_PATTERNS[kind].search(text)
     )
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")

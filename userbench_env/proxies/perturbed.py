@@ -38,7 +38,8 @@ import re
 from typing import Any, Callable
 
 from userbench_env.core.task import Task
-from userbench_env.fidelity.criteria import kind_label, task_criteria
+from userbench_env.fidelity.criteria import task_criteria
+from userbench_env.tasks.extract import kind_label
 from userbench_env.fidelity.taxonomy import resolve_modes
 from userbench_env.fidelity.text import device_states
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView, find_stop

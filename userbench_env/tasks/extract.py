@@ -100,7 +100,7 @@ def extract_known_info(text: str) -> list[KnownInfoItem]:
 
 
 #: Words by which an agent asks for each kind of item.
-_ASK_PATTERNS: dict[str, re.Pattern[str]] = {
+ASK_PATTERNS: dict[str, re.Pattern[str]] = {
     kind: re.compile(pattern, re.I)
     for kind, pattern in {
         "name": r"\b(?:full |first |last )?name\b",
@@ -133,4 +133,15 @@ def requested_kinds(text: str | None) -> frozenset[str]:
     """The item kinds an agent message asks for (empty unless it is a question/request)."""
     if not is_question(text):
         return frozenset()
-    return frozenset(kind for kind, pattern in _ASK_PATTERNS.items() if pattern.search(text))  # type: ignore[arg-type]
+    return frozenset(kind for kind, pattern in ASK_PATTERNS.items() if pattern.search(text))  # type: ignore[arg-type]
+
+
+#: How item kinds are named in prose, where the kind name itself does not read well.
+KIND_LABELS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number", "reservation_id": "reservation id",
+               "order_id": "order id", "item_id": "item id", "payment_method": "payment method",
+               "first_name": "first name", "last_name": "last name"}
+
+
+def kind_label(kind: str) -> str:
+    """How an item kind is named in prose ("user id", "zip code", ...)."""
+    return KIND_LABELS.get(kind, kind.replace("_", " "))
