@@ -117,6 +117,17 @@ class Rule:
         if self.outcomes[cid].verdict == "not_applicable":
             self.outcomes[cid] = Outcome("pass", turn)
 
+    def settle_all(self, turn: int, bad: bool) -> list[str]:
+        """Every criterion of the rule applies at ``turn``: fail them all when ``bad``, else
+        pass them; returns the ids that newly failed."""
+        failed = []
+        for c in self.criteria:
+            if not bad:
+                self.passed(c.id, turn)
+            elif self.fail(c.id, turn):
+                failed.append(c.id)
+        return failed
+
 
 RULES: dict[str, type[Rule]] = {}
 
@@ -259,14 +270,7 @@ class InventedInformation(_Heard):
     name = "invented_information"
 
     def user_text(self, turn: int, text: str) -> list[str]:
-        invented = [token for token in identifiers(text) if not self.heard(token)]
-        failed = []
-        for c in self.criteria:
-            if not invented:
-                self.passed(c.id, turn)
-            elif self.fail(c.id, turn):
-                failed.append(c.id)
-        return failed
+        return self.settle_all(turn, any(not self.heard(token) for token in identifiers(text)))
 
 
 class _Requests(Rule):
@@ -362,13 +366,7 @@ class UnexecutedAction(_Requests, _Observed):
         executed = any(self.called_at.get(t, -1) > self.requested_at.get(t, 0) for t in claimed)
         unexecuted = bool(claimed) and not executed
         bad = unexecuted or (generic and not self.calls_since_agent) or (bool(claimed) and self.contradicted(text))
-        failed = []
-        for c in self.criteria:
-            if not bad:
-                self.passed(c.id, turn)
-            elif self.fail(c.id, turn):
-                failed.append(c.id)
-        return failed
+        return self.settle_all(turn, bad)
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         _Requests.tool_call(self, turn, call, result)
@@ -398,13 +396,7 @@ class DeviceState(_Observed):
         bad = any(
             (s not in self.observed[f]) if f in self.observed else ((f, s) not in self._scenario) for f, s in stated
         )
-        failed = []
-        for c in self.criteria:
-            if not bad:
-                self.passed(c.id, turn)
-            elif self.fail(c.id, turn):
-                failed.append(c.id)
-        return failed
+        return self.settle_all(turn, bad)
 
 
 @register_rule
@@ -484,13 +476,7 @@ class UnpromptedTransfer(Rule):
     def user_text(self, turn: int, text: str) -> list[str]:
         if TRANSFER_TOKEN not in text:
             return []
-        failed = []
-        for c in self.criteria:
-            if self._offered:
-                self.passed(c.id, turn)
-            elif self.fail(c.id, turn):
-                failed.append(c.id)
-        return failed
+        return self.settle_all(turn, not self._offered)
 
 
 @register_rule
@@ -548,13 +534,7 @@ class SkippedAction(_Requests):
         if not self.requested:
             return []
         self.requested = frozenset()
-        failed = []
-        for c in self.criteria:
-            if not skipped:
-                self.passed(c.id, turn)
-            elif self.fail(c.id, turn):
-                failed.append(c.id)
-        return failed
+        return self.settle_all(turn, skipped)
 
 
 #: The least length of a tool result whose verbatim copy in a user text is set aside.
