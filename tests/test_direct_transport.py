@@ -58,7 +58,7 @@ def fault_view() -> UserView:
 @pytest.mark.parametrize("fault", FAULTS)
 def test_each_fault_is_retried_then_succeeds(airline_tasks, fault: str) -> None:
     with ChatServer(CannedResponder([TOOL_REPLY]), faults=FaultSchedule([fault, fault]), hang_seconds=30) as server:
-        proxy = user(server, timeout=0.5)
+        proxy = user(server, timeout=2.0)
         proxy.reset(airline_tasks[0])
         turn = proxy.respond(fault_view())
     assert turn.tool_call == ToolCall(id="call_3_0", name="check_status_bar", arguments={}, requestor="user")
@@ -73,7 +73,7 @@ def test_each_fault_exhausting_async_retries_is_a_proxy_error(airline_tasks, fau
             await proxy.arespond(fault_view())
 
     with ChatServer(CannedResponder([TOOL_REPLY]), faults=FaultSchedule([fault], repeat=True), hang_seconds=30) as server:
-        proxy = user(server, timeout=0.5, max_retries=2)
+        proxy = user(server, timeout=2.0, max_retries=2)
         proxy.reset(airline_tasks[0])
         asyncio.run(run(proxy))
     assert server.stats.faults == {fault: 3}
@@ -84,7 +84,7 @@ def test_each_fault_exhausting_async_retries_is_a_proxy_error(airline_tasks, fau
 def test_agent_faults_are_retried_then_exhausted_as_agent_errors(fault: str) -> None:
     schedule = FaultSchedule([fault, "ok", fault, fault])
     with ChatServer(CannedResponder([AGENT_CALL]), faults=schedule, hang_seconds=30) as server:
-        llm = agent(server, timeout=0.5, max_retries=1)
+        llm = agent(server, timeout=2.0, max_retries=1)
         action = llm.act("Hi, I need help.", {"system_prompt": "policy", "tools": []})
         assert action["tool_calls"][0]["function"] == {"name": "get_user_details",
                                                        "arguments": json.dumps({"user_id": "emma_kim_9957"})}

@@ -120,7 +120,7 @@ CALL = Reply(tool_calls=[ToolCall(name="get_user_details", arguments={"user_id":
 @pytest.mark.parametrize("fault", FAULTS)
 def test_faults_are_retried_then_the_turn_succeeds(fault: str) -> None:
     with ChatServer(CannedResponder([CALL]), faults=FaultSchedule([fault, fault]), hang_seconds=30) as server:
-        agent = llm_agent(server, timeout=0.5)
+        agent = llm_agent(server, timeout=2.0)
         action = agent.act("Hi, I need help.", {"system_prompt": "policy", "tools": []})
     assert action["tool_calls"][0]["function"]["name"] == "get_user_details"
     assert server.stats.faults == {fault: 2, "ok": 1}
@@ -131,7 +131,7 @@ def test_faults_are_retried_then_the_turn_succeeds(fault: str) -> None:
 @pytest.mark.parametrize("fault", ["503", "hang", "bad_tool_args"])
 def test_exhausted_retries_raise_a_clear_agent_error(fault: str) -> None:
     with ChatServer(CannedResponder([CALL]), faults=FaultSchedule([fault], repeat=True), hang_seconds=30) as server:
-        agent = llm_agent(server, timeout=0.5, max_retries=2)
+        agent = llm_agent(server, timeout=2.0, max_retries=2)
         with pytest.raises(AgentError, match="openai/local-agent: failed after 3 attempts"):
             agent.act("Hi", {"system_prompt": "policy"})
         assert agent.chat == [{"role": "system", "content": "policy"}]  # the failed turn left no trace

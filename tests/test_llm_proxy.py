@@ -112,7 +112,7 @@ def _fault_view() -> UserView:
 @pytest.mark.parametrize("fault", FAULTS)
 def test_each_fault_is_retried_then_succeeds(airline_tasks, fault: str) -> None:
     with ChatServer(CannedResponder([TOOL_REPLY]), faults=FaultSchedule([fault, fault]), hang_seconds=30) as server:
-        proxy = make_proxy(server, timeout=0.5)
+        proxy = make_proxy(server, timeout=2.0)
         proxy.reset(airline_tasks[0])
         turn = proxy.respond(_fault_view())
     assert turn.tool_call is not None and turn.tool_call.name == "check_status_bar"
@@ -124,7 +124,7 @@ def test_each_fault_is_retried_then_succeeds(airline_tasks, fault: str) -> None:
 @pytest.mark.parametrize("fault", FAULTS)
 def test_each_fault_exhausting_retries_is_a_proxy_error(airline_tasks, fault: str) -> None:
     with ChatServer(CannedResponder([TOOL_REPLY]), faults=FaultSchedule([fault], repeat=True), hang_seconds=30) as server:
-        proxy = make_proxy(server, timeout=0.5, max_retries=2)
+        proxy = make_proxy(server, timeout=2.0, max_retries=2)
         proxy.reset(airline_tasks[0])
         with pytest.raises(ProxyError):
             proxy.respond(_fault_view())
@@ -141,7 +141,7 @@ def test_async_faults_end_as_retry_or_proxy_error(airline_tasks, fault: str) -> 
 
     schedule = FaultSchedule([fault, "ok"] + [fault] * 2)
     with ChatServer(CannedResponder([TOOL_REPLY]), faults=schedule, hang_seconds=30) as server:
-        proxy = make_proxy(server, timeout=0.5, max_retries=1)
+        proxy = make_proxy(server, timeout=2.0, max_retries=1)
         proxy.reset(airline_tasks[0])
         first = asyncio.run(run(proxy))
     assert first.tool_call is not None

@@ -106,7 +106,7 @@ def test_upstream_verifier_runs_in_a_subprocess(apb_sample: Path, tmp_path: Path
     src = apb_sample / "tasks/single-attribute/health-lifestyle/diet-type/vegan/vegan-survey"
     folder = shutil.copytree(src, tmp_path / "vegan-survey")
     (folder / "tests" / "verifier.py").write_text(VERIFIER)
-    toml = (folder / "task.toml").read_text().replace("timeout_sec = 30.0", "timeout_sec = 2.0")
+    toml = (folder / "task.toml").read_text().replace("timeout_sec = 30.0", "timeout_sec = 5.0")
     (folder / "task.toml").write_text(toml)
     task = load_apb_task(folder)
     assert task.verifier is not None

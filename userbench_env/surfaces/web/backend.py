@@ -46,6 +46,7 @@ from userbench_env.surfaces.web.snapshot import (
 )
 
 VIEWPORT = {"width": 1280, "height": 900}
+OBSERVE_TIMEOUT_MS = 30_000  # snapshot, screenshot and navigation waits (not the policy's actions)
 _INSTRUCTION_HEADING = re.compile(r"\A#\s*Instruction\s*\n")
 
 GUIDANCE = (
@@ -62,7 +63,10 @@ class WebBackend:
 
     ``screenshot`` adds the marked image to observations; ``max_steps`` (40) caps the
     episode; ``max_invalid`` (3) invalid replies in a row end it; ``history`` (15) is
-    how many past actions are shown; ``action_timeout_ms`` bounds one browser action.
+    how many past actions are shown; ``action_timeout_ms`` bounds one browser action
+    (typing, selecting). Observing the page (snapshot, screenshot, waiting for a
+    navigation) is not the policy's act and gets ``OBSERVE_TIMEOUT_MS``, so a loaded
+    machine slows an episode down instead of failing it.
     With ``prewarm`` (default) the next episode's fresh context and page are created in
     the background as soon as an episode ends (its own context is closed then), which
     takes the renderer start-up off the next ``reset``.
@@ -206,7 +210,7 @@ class WebBackend:
         """A fresh context with one blank page (no request is made before routes exist)."""
         context = await browser.new_context(viewport=VIEWPORT, service_workers="block", accept_downloads=False)
         page = await context.new_page()
-        page.set_default_timeout(self.action_timeout_ms)
+        page.set_default_timeout(OBSERVE_TIMEOUT_MS)
         return context, page
 
     async def _open(self, browser: Any, fresh: tuple[Any, Any] | None) -> tuple[Any, Any]:
