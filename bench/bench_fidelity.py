@@ -3,16 +3,19 @@
 Three measures, for tau2 airline, retail and telecom with the scripted oracle agent:
 
 * A/B: the same episodes in an env with every ``from_blueprint`` criterion and in one with
-  none; per task the two run alternately several times and each keeps its fastest episode
-  (thread CPU time summed over its steps). Loaded data is frozen out of the garbage
-  collector's scans after a warm-up (``gc.freeze``). On a loaded machine this difference
-  is noisy;
-* in situ: the wall time spent inside the rule tracker's hooks during ``step()`` (the
-  opening turn, fed during ``reset()``, excluded), as µs per step and as a share of the
-  rest of the step time, with the scripted user and with an LLM user (litellm over HTTP to
-  the local server, the scripted user behind it: the realistic path);
-* cold: the tracker alone replaying the recorded transcripts, per message, with its
-  memoized readings cleared before every replay.
+  none; per task the two run alternately (ABBA) several times and each keeps its fastest episode
+  (thread CPU time summed over its steps, the terminal step's verdicts included). Loaded
+  data is frozen out of the garbage collector's scans after a warm-up (``gc.freeze``).
+  This difference is noisy on a shared machine, so it is measured in several independent
+  repetitions and reported as their median and range;
+* in situ: the wall time spent inside the rule tracker during ``step()`` (its hooks and the
+  terminal verdicts; the opening turn, fed during ``reset()``, excluded), net of the same
+  measurement in an env without criteria (the timers and the empty tracker's calls), as µs
+  per step and as a share of the rest of the step time, with the scripted user and with an
+  LLM user (litellm over HTTP to the local server, the scripted user behind it: the
+  realistic path);
+* cold: the tracker alone replaying the recorded transcripts (compiled plans, as envs cache
+  them), per message, with its memoized readings cleared before every replay.
 
 Run: ``USERBENCH_TAU2_DATA=... python bench/bench_fidelity.py``.
 """
@@ -32,6 +35,7 @@ from _util import table  # noqa: E402
 from userbench_env.agents import ScriptedAgent  # noqa: E402
 from userbench_env.envs.conversation import ConversationEnv  # noqa: E402
 from userbench_env.fidelity import RuleTracker, task_criteria  # noqa: E402
+from userbench_env.fidelity.rules import compile_rules  # noqa: E402
 from userbench_env.fidelity.text import clear_caches  # noqa: E402
 
 
@@ -56,6 +60,12 @@ class TimedTracker(RuleTracker):
         super().tool_call(turn, call, result)
         TimedTracker.spent += time.perf_counter() - start
 
+    def verdicts(self) -> list[dict]:
+        start = time.perf_counter()
+        out = super().verdicts()
+        TimedTracker.spent += time.perf_counter() - start
+        return out
+
 
 class TimedEnv(ConversationEnv):
     """The conversation env with its rule tracker timed (the share of step time spent in rules)."""
@@ -75,24 +85,41 @@ class NoRulesEnv(ConversationEnv):
         return []
 
 
-def episode_step_time(env: ConversationEnv, task_id: str) -> tuple[float, float, int]:
-    """(all steps, non-terminal steps) thread CPU seconds and the step count of one episode."""
+class TimedNoRulesEnv(TimedEnv, NoRulesEnv):
+    """The baseline with its (empty) tracker timed: what the in-situ timing costs by itself."""
+
+
+def episode_step_time(env: ConversationEnv, task_id: str) -> tuple[float, int]:
+    """Thread CPU seconds summed over the steps of one episode, and its step count."""
     agent = ScriptedAgent()
     observation, info = env.reset(options={"task_id": task_id})
     agent.reset(env.task)
-    total = inner = 0.0
+    total = 0.0
     steps = 0
-    done = "episode" in info
-    while not done:
+    while "episode" not in info:
         action = agent.act(observation, info)
         start = time.thread_time()
-        observation, _, terminated, truncated, info = env.step(action)
-        elapsed = time.thread_time() - start
-        done = terminated or truncated
-        total += elapsed
-        inner += 0.0 if done else elapsed
+        observation, _, _, _, info = env.step(action)
+        total += time.thread_time() - start
         steps += 1
-    return total, inner, steps
+    return total, steps
+
+
+def ab_overhead(envs: dict[str, ConversationEnv], ids: list[str], rounds: int) -> tuple[float, float, int]:
+    """One A/B repetition: per task, run the ``rules`` and ``none`` envs ``rounds`` times each,
+    in ABBA order (an episode right after the other env's run of the same task finds that
+    task's data warm, so each env goes first as often as second), and keep each one's
+    fastest episode; returns their summed seconds and the steps."""
+    best: dict[tuple[str, str], float] = {}
+    steps = 0
+    pairs = list(envs.items())
+    for task_id in ids:
+        for round_ in range(rounds):
+            for key, env in pairs if round_ % 2 == 0 else pairs[::-1]:
+                total, n = episode_step_time(env, task_id)
+                best[(key, task_id)] = min(best.get((key, task_id), float("inf")), total)
+        steps += n
+    return sum(best[("rules", t)] for t in ids), sum(best[("none", t)] for t in ids), steps
 
 
 def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
@@ -104,18 +131,19 @@ def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
         agent.reset(env.task)
         while "episode" not in info:
             observation, _, _, _, info = env.step(agent.act(observation, info))
-        transcripts.append((task_criteria(env.task), list(env.messages)))
+        transcripts.append((compile_rules(task_criteria(env.task)), list(env.messages)))
     count = sum(len(m) for _, m in transcripts)
 
     def replay() -> None:
         clear_caches()
-        for criteria, messages in transcripts:
-            tracker = RuleTracker(criteria)
+        for plan, messages in transcripts:
+            tracker = RuleTracker(plan)
             for m in messages:
                 if m.role == "assistant" and m.content:
                     tracker.agent_text(m.turn, m.content)
                 elif m.role == "user" and m.content and not m.tool_calls:
                     tracker.user_text(m.turn, m.content)
+            tracker.verdicts()
 
     samples = []
     for _ in range(7):
@@ -125,8 +153,8 @@ def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
     return statistics.median(samples) / count
 
 
-def in_situ_share(env: TimedEnv, task_ids: list[str], rounds: int = 3) -> tuple[float, float]:
-    """(rule seconds per step, rule time / the rest of the step time) measured inside ``env``'s steps."""
+def in_situ(env: TimedEnv, task_ids: list[str], rounds: int = 3) -> tuple[float, float]:
+    """(seconds per step inside the tracker, seconds per step) measured in ``env``'s steps."""
     TimedTracker.spent = 0.0
     total = 0.0
     steps = 0
@@ -141,18 +169,34 @@ def in_situ_share(env: TimedEnv, task_ids: list[str], rounds: int = 3) -> tuple[
                 observation, _, _, _, info = env.step(action)
                 total += time.perf_counter() - start
                 steps += 1
-    return TimedTracker.spent / steps, TimedTracker.spent / (total - TimedTracker.spent)
+    return TimedTracker.spent / steps, total / steps
 
 
-def llm_user_env(domain: str, server_url: str) -> TimedEnv:
+def in_situ_share(make: Any, task_ids: list[str], rounds: int = 3) -> tuple[float, float]:
+    """(rule seconds per step, rule time / the rest of the step time): ``make(cls)`` builds
+    the timed env, with criteria and without; the difference of their tracker times is the
+    rules' (they alternate per round, so both see the same machine)."""
+    spent = {TimedEnv: 0.0, TimedNoRulesEnv: 0.0}
+    step = 0.0
+    envs = {cls: make(cls) for cls in spent}
+    for _ in range(rounds):
+        for cls, env in envs.items():
+            inside, per_step = in_situ(env, task_ids, rounds=1)
+            spent[cls] += inside / rounds
+            step += per_step / rounds if cls is TimedEnv else 0.0
+    net = spent[TimedEnv] - spent[TimedNoRulesEnv]
+    return net, net / (step - net)
+
+
+def llm_user_env(cls: type[TimedEnv], domain: str, server_url: str) -> TimedEnv:
     """A timed env whose user is an :class:`~userbench_env.proxies.llm.LLMUserProxy` on the local server."""
     from userbench_env.proxies.llm import LLMUserProxy
 
     proxy = LLMUserProxy("openai/local-user", base_url=server_url, api_key="sk-local")
-    return TimedEnv(domain, task_source="tau2", user_proxy=proxy)
+    return cls(domain, task_source="tau2", user_proxy=proxy)
 
 
-def main(tasks_per_domain: int = 30, rounds: int = 9) -> None:
+def main(tasks_per_domain: int = 30, rounds: int = 8, repeats: int = 7) -> None:
     from userbench_env.serve import ChatServer, ScriptedUserResponder
     from userbench_env.tasks import load_tasks
 
@@ -164,25 +208,18 @@ def main(tasks_per_domain: int = 30, rounds: int = 9) -> None:
             episode_step_time(env, ids[0])
         gc.collect()
         gc.freeze()
-        best: dict[tuple[str, str], tuple[float, float]] = {}
-        steps = 0
-        for task_id in ids:  # per task, alternate the two envs and keep each one's fastest run
-            for _ in range(rounds):
-                for key, env in envs.items():
-                    total, inner, n = episode_step_time(env, task_id)
-                    old = best.get((key, task_id), (float("inf"), float("inf")))
-                    best[(key, task_id)] = (min(old[0], total), min(old[1], inner))
-            steps += n
-        sums = {(key, part): sum(best[(key, t)][part] for t in ids) for key in envs for part in (0, 1)}
-        overhead = sums[("rules", 0)] / sums[("none", 0)] - 1
-        per_step, share = in_situ_share(TimedEnv(domain, task_source="tau2"), ids)
+        runs = [ab_overhead(envs, ids, rounds) for _ in range(repeats)]
+        overheads = sorted(rules / none - 1 for rules, none, _ in runs)
+        rules_s, none_s, steps = runs[0]
+        per_step, share = in_situ_share(lambda cls: cls(domain, task_source="tau2"), ids)
         with ChatServer(ScriptedUserResponder(load_tasks(domain, source="tau2", split=None)), record=False) as server:
-            llm_per_step, llm_share = in_situ_share(llm_user_env(domain, server.base_url), ids[:10], rounds=1)
-        rows.append((domain, f"{sums[('none', 0)] / steps * 1e6:.0f}", f"{sums[('rules', 0)] / steps * 1e6:.0f}",
-                     f"{overhead * 100:+.1f}%", f"{per_step * 1e6:.1f}", f"{share * 100:.1f}%",
+            llm_per_step, llm_share = in_situ_share(lambda cls: llm_user_env(cls, domain, server.base_url), ids[:10], rounds=1)
+        rows.append((domain, f"{none_s / steps * 1e6:.0f}", f"{rules_s / steps * 1e6:.0f}",
+                     f"{statistics.median(overheads) * 100:+.1f}%",
+                     f"{overheads[0] * 100:+.1f}..{overheads[-1] * 100:+.1f}%", f"{per_step * 1e6:.1f}", f"{share * 100:.1f}%",
                      f"{llm_per_step * 1e6:.1f}", f"{llm_share * 100:.2f}%", f"{tracker_time(envs['rules'], ids) * 1e6:.1f}"))
-    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "A/B overhead", "rules us/step",
-                       "rules share", "LLM user: rules us/step", "LLM user: share", "rules us/message (cold)")))
+    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "A/B overhead (median)", "A/B range", "in situ: rules us/step",
+                       "in situ: share", "LLM user: rules us/step", "LLM user: share", "rules us/message (cold)")))
 
 
 if __name__ == "__main__":

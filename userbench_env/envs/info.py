@@ -48,7 +48,8 @@ def episode_summary(
 ) -> dict[str, Any]:
     """The terminal ``info["episode"]`` dict: reward, fidelity verdicts, the user-action
     probe (:mod:`userbench_env.fidelity.probe`, beside UFS), provenance, cost; ``injections``
-    (a perturbed proxy's ground truth, ``[{"turn", "mode"}, ...]``) when given."""
+    (a perturbed proxy's ground truth, ``[{"turn", "mode"}, ...]``) when given. ``criteria``
+    must be dicts the caller hands over (they are kept, not copied)."""
     ufs_pass, failures = episode_verdict(criteria)
     summary = {
         "task_id": task_id,
@@ -58,7 +59,7 @@ def episode_summary(
         "nl_pending": nl_pending,
         "reward_components": dict(reward_components),
         "ufs_pass": ufs_pass,
-        "criteria": [dict(c) for c in criteria],
+        "criteria": list(criteria),  # fresh verdict dicts (RuleTracker.verdicts): kept, not copied
         "failures_per_family": failures,
         "probe": dict(probe) if probe is not None else None,
         "user_proxy": dict(proxy),

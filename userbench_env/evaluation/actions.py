@@ -1,7 +1,7 @@
 """The ACTION component: every gold tool call must appear in the transcript (tau2 4.4)."""
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Any, Iterable
 
 from userbench_env.core.messages import Message, ToolCall
 from userbench_env.core.task import Action
@@ -17,6 +17,19 @@ def transcript_tool_calls(messages: Iterable[Message]) -> list[ToolCall]:
     ]
 
 
+def arguments_match(given: dict[str, Any], wanted: dict[str, Any], compared: Iterable[str] | None) -> bool:
+    """tau2's argument comparison: on the ``compared`` keys (None: the keys of ``given``),
+    both sides hold equal values, or both lack the key."""
+    for key in given if compared is None else compared:
+        if key in given:
+            # as dict equality compares values: identical, or equal
+            if key not in wanted or not (given[key] is wanted[key] or given[key] == wanted[key]):
+                return False
+        elif key in wanted:
+            return False
+    return True
+
+
 def action_matches(gold: Action, call: ToolCall) -> bool:
     """tau2's comparison of a gold action with one call.
 
@@ -24,14 +37,7 @@ def action_matches(gold: Action, call: ToolCall) -> bool:
     (empty = name only), else the keys of the *call's* arguments. A compared key
     missing on one side only is a mismatch. The requestor is not compared.
     """
-    if gold.name != call.name:
-        return False
-    keys = set(call.arguments) if gold.compare_args is None else set(gold.compare_args)
-    if not keys:
-        return True
-    mine = {k: v for k, v in call.arguments.items() if k in keys}
-    wanted = {k: v for k, v in gold.arguments.items() if k in keys}
-    return mine == wanted
+    return gold.name == call.name and arguments_match(call.arguments, gold.arguments, gold.compare_args)
 
 
 def action_checks(gold_actions: list[Action], messages: list[Message]) -> list[bool]:

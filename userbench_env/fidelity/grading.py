@@ -70,9 +70,8 @@ def grade_verdicts(verdicts: Iterable[dict[str, Any]], messages: list[Message], 
 
 def grade_criteria(tracker: RuleTracker, messages: list[Message], judge: Any) -> list[dict[str, Any]]:
     """The episode's final criterion verdicts: the tracker's, with judge criteria handled per ``judge``."""
-    grounding = {c.id: c.grounding for c in tracker.criteria if c.check == "judge"}
-    verdicts = [{**v, "grounding": grounding[v["id"]]} if v["id"] in grounding else v for v in tracker.verdicts()]
-    return grade_verdicts(verdicts, messages, judge)
+    verdicts = tracker.verdicts()
+    return grade_verdicts(verdicts, messages, judge) if tracker.judged else verdicts
 
 
 def grade_record(record: dict[str, Any], judge: Any) -> dict[str, Any]:

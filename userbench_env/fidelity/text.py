@@ -69,6 +69,12 @@ ASK_GATES: dict[str, tuple[str, ...]] = {
 }
 
 
+@lru_cache(maxsize=64)
+def _ask_checks(kinds: frozenset[str]) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
+    """(kind, gates, request pattern) of the kinds among ``kinds`` that have a pattern."""
+    return tuple((kind, ASK_GATES.get(kind, ()), ASK_PATTERNS[kind]) for kind in sorted(kinds) if kind in ASK_PATTERNS)
+
+
 @lru_cache(maxsize=_CACHE)
 def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     """The kinds among ``kinds`` that the agent's ``text`` asks for: exactly
@@ -77,10 +83,7 @@ def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     if not kinds or not asks(text):
         return frozenset()
     low = folded(text)
-    return frozenset(
-        kind for kind in kinds
-        if kind in ASK_PATTERNS and gated(ASK_GATES.get(kind, ()), low) and ASK_PATTERNS[kind].search(text)
-    )
+    return frozenset(kind for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low) and pattern.search(text))
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
