@@ -225,12 +225,16 @@ class PrematureDisclosure(Rule):
         self._read = len(agent)
 
     def user_text(self, turn: int, text: str) -> list[str]:
-        if self._read != len(self.feed.agent):
-            self.catch_up()
         lowered = lower(text)
         failed: list[str] = []
         for cid, kind, value in self._watch:
-            if value not in lowered or (cid in self._decided and kind in self._asked):
+            if value not in lowered:
+                continue
+            # the requests read so far decide; a text stating no value leaves them unread
+            # (only stated values change what a later request passes)
+            if self._read != len(self.feed.agent):
+                self.catch_up()
+            if cid in self._decided and kind in self._asked:
                 continue
             self._decided.add(cid)
             if kind in self._asked:
