@@ -744,11 +744,9 @@ class RuleTracker:
         evidence_turn, source (``rule`` once a rule decided, else the criterion's check);
         judge criteria also carry their ``statement`` and ``grounding`` (what a grader asks)."""
         self._catch_up_all()
-        by_id = self._by_id
         out = []
         for cid, family, mode, check, tail in self._plan.heads:
-            rule = by_id.get(cid)
-            found = rule.outcomes[cid] if rule is not None else _PENDING
+            found = self._outcome(cid)
             verdict = {"id": cid, "family": family, "mode": mode, "verdict": found.verdict, "evidence_turn": found.turn,
                        "source": "rule" if found.verdict != "pending" else check}
             if tail is not None:
