@@ -1,19 +1,25 @@
 """Cost of the incremental rule checks in ``step()``.
 
-Three measures, for tau2 airline, retail and telecom with the scripted oracle agent:
+Four measures, for tau2 airline, retail and telecom with the scripted oracle agent:
 
 * A/B: the same episodes in an env with every ``from_blueprint`` criterion and in one with
   none; per task the two run alternately (ABBA) several times and each keeps its fastest episode
   (thread CPU time summed over its steps, the terminal step's verdicts included). Loaded
   data is frozen out of the garbage collector's scans after a warm-up (``gc.freeze``).
-  This difference is noisy on a shared machine, so it is measured in several independent
-  repetitions and reported as their median and range;
+  This difference is noisy on a shared machine, so it is measured in many independent
+  repetitions and reported as their median, interquartile range and range, beside an A/A
+  control (two envs without criteria, measured the same way, alternating with the A/B
+  repetitions): the spread a zero difference shows on the same machine at the same time;
 * in situ: the wall time spent inside the rule tracker during ``step()`` (its hooks and the
   terminal verdicts; the opening turn, fed during ``reset()``, excluded), net of the same
   measurement in an env without criteria (the timers and the empty tracker's calls), as µs
   per step and as a share of the rest of the step time, with the scripted user and with an
   LLM user (litellm over HTTP to the local server, the scripted user behind it: the
   realistic path);
+* bytecode: the Python bytecode instructions ``step()`` executes over the same episodes in
+  both envs (counted with ``sys.settrace`` opcode events), the extra ones as a share of
+  the baseline's. Deterministic, so it shows a change the timings cannot resolve; it does
+  not weigh instructions or count work in C (regex searches, dict copies);
 * cold: the tracker alone replaying the recorded transcripts (compiled plans, as envs cache
   them), per message, with its memoized readings cleared before every replay.
 
@@ -105,21 +111,64 @@ def episode_step_time(env: ConversationEnv, task_id: str) -> tuple[float, int]:
     return total, steps
 
 
-def ab_overhead(envs: dict[str, ConversationEnv], ids: list[str], rounds: int) -> tuple[float, float, int]:
-    """One A/B repetition: per task, run the ``rules`` and ``none`` envs ``rounds`` times each,
-    in ABBA order (an episode right after the other env's run of the same task finds that
-    task's data warm, so each env goes first as often as second), and keep each one's
-    fastest episode; returns their summed seconds and the steps."""
-    best: dict[tuple[str, str], float] = {}
+def ab_overhead(a: ConversationEnv, b: ConversationEnv, ids: list[str], rounds: int) -> tuple[float, float, int]:
+    """One A/B repetition: per task, run envs ``a`` and ``b`` ``rounds`` times each, in ABBA
+    order (an episode right after the other env's run of the same task finds that task's
+    data warm, so each env goes first as often as second), and keep each one's fastest
+    episode; returns their summed seconds and the steps (of ``b``)."""
+    best_a = best_b = 0.0
     steps = 0
-    pairs = list(envs.items())
     for task_id in ids:
+        fastest = {id(a): float("inf"), id(b): float("inf")}
         for round_ in range(rounds):
-            for key, env in pairs if round_ % 2 == 0 else pairs[::-1]:
+            for env in (a, b) if round_ % 2 == 0 else (b, a):
                 total, n = episode_step_time(env, task_id)
-                best[(key, task_id)] = min(best.get((key, task_id), float("inf")), total)
+                fastest[id(env)] = min(fastest[id(env)], total)
+        best_a += fastest[id(a)]
+        best_b += fastest[id(b)]
         steps += n
-    return sum(best[("rules", t)] for t in ids), sum(best[("none", t)] for t in ids), steps
+    return best_a, best_b, steps
+
+
+def spread(ratios: list[float]) -> tuple[str, str, str]:
+    """(median, interquartile range, range) of ratios as signed percentages."""
+    q1, median, q3 = statistics.quantiles(ratios, n=4, method="inclusive")
+    pct = lambda x: f"{x * 100:+.1f}%"  # noqa: E731
+    return pct(median), f"{pct(q1)}..{pct(q3)}", f"{pct(min(ratios))}..{pct(max(ratios))}"
+
+
+def step_bytecodes(env: ConversationEnv, task_ids: list[str]) -> int:
+    """Bytecode instructions executed inside ``env.step()`` over one episode per task (the
+    episodes run once untraced first, so both envs count warm, memoized runs)."""
+    for task_id in task_ids:
+        episode_step_time(env, task_id)
+    count = 0
+
+    def trace(frame: Any, event: str, arg: Any) -> Any:
+        frame.f_trace_opcodes = True
+        return count_opcodes
+
+    def count_opcodes(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal count
+        count += event == "opcode"
+        return count_opcodes
+
+    step = env.step
+
+    def traced_step(action: Any) -> Any:
+        sys.settrace(trace)
+        try:
+            return step(action)
+        finally:
+            sys.settrace(None)
+
+    env.step = traced_step  # type: ignore[method-assign]
+    try:
+        for task_id in task_ids:
+            episode_step_time(env, task_id)
+    finally:
+        del env.step
+    return count
 
 
 def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
@@ -196,30 +245,37 @@ def llm_user_env(cls: type[TimedEnv], domain: str, server_url: str) -> TimedEnv:
     return cls(domain, task_source="tau2", user_proxy=proxy)
 
 
-def main(tasks_per_domain: int = 30, rounds: int = 8, repeats: int = 7) -> None:
+def main(tasks_per_domain: int = 30, rounds: int = 8, repeats: int = 15) -> None:
     from userbench_env.serve import ChatServer, ScriptedUserResponder
     from userbench_env.tasks import load_tasks
 
     rows = []
     for domain in ("airline", "retail", "telecom"):
-        envs = {"rules": ConversationEnv(domain, task_source="tau2"), "none": NoRulesEnv(domain, task_source="tau2")}
+        envs = {"rules": ConversationEnv(domain, task_source="tau2"), "none": NoRulesEnv(domain, task_source="tau2"),
+                "control": NoRulesEnv(domain, task_source="tau2")}
         ids = [t.id for t in envs["rules"].tasks[:tasks_per_domain]]
         for env in envs.values():  # warm up (data loads, caches), then keep the loaded data out of GC scans
             episode_step_time(env, ids[0])
         gc.collect()
         gc.freeze()
-        runs = [ab_overhead(envs, ids, rounds) for _ in range(repeats)]
-        overheads = sorted(rules / none - 1 for rules, none, _ in runs)
+        runs, controls = [], []
+        for _ in range(repeats):
+            runs.append(ab_overhead(envs["rules"], envs["none"], ids, rounds))
+            controls.append(ab_overhead(envs["control"], envs["none"], ids, rounds))
+        overheads = [rules / none - 1 for rules, none, _ in runs]
         rules_s, none_s, steps = runs[0]
         per_step, share = in_situ_share(lambda cls: cls(domain, task_source="tau2"), ids)
         with ChatServer(ScriptedUserResponder(load_tasks(domain, source="tau2", split=None)), record=False) as server:
             llm_per_step, llm_share = in_situ_share(lambda cls: llm_user_env(cls, domain, server.base_url), ids[:10], rounds=1)
-        rows.append((domain, f"{none_s / steps * 1e6:.0f}", f"{rules_s / steps * 1e6:.0f}",
-                     f"{statistics.median(overheads) * 100:+.1f}%",
-                     f"{overheads[0] * 100:+.1f}..{overheads[-1] * 100:+.1f}%", f"{per_step * 1e6:.1f}", f"{share * 100:.1f}%",
+        bytecodes = {key: step_bytecodes(env, ids) for key, env in envs.items()}
+        rows.append((domain, f"{none_s / steps * 1e6:.0f}", f"{rules_s / steps * 1e6:.0f}", *spread(overheads),
+                     spread([control / none - 1 for control, none, _ in controls])[1], f"{per_step * 1e6:.1f}", f"{share * 100:.1f}%",
+                     f"{(bytecodes['rules'] / bytecodes['none'] - 1) * 100:+.2f}%",
                      f"{llm_per_step * 1e6:.1f}", f"{llm_share * 100:.2f}%", f"{tracker_time(envs['rules'], ids) * 1e6:.1f}"))
-    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "A/B overhead (median)", "A/B range", "in situ: rules us/step",
-                       "in situ: share", "LLM user: rules us/step", "LLM user: share", "rules us/message (cold)")))
+    print(table(rows, ("domain", "step us (no rules)", "step us (rules)", "A/B overhead (median)", "A/B IQR", "A/B range",
+                       "A/A IQR", "in situ: rules us/step",
+                       "in situ: share", "bytecode: added", "LLM user: rules us/step", "LLM user: share",
+                       "rules us/message (cold)")))
 
 
 if __name__ == "__main__":

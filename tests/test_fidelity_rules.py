@@ -120,3 +120,42 @@ def load_tasks_first_telecom() -> str:
     from userbench_env.tasks import load_tasks
 
     return load_tasks("telecom", source="tau2", split="base")[0].id
+
+
+def test_verdicts_are_fresh_copies_the_tracker_keeps_updating():
+    _, _, tracker = _setup("retail", "0")
+    first = tracker.verdicts()
+    for verdict in first:
+        verdict["verdict"] = "tampered"
+    assert "tampered" not in {v["verdict"] for v in tracker.verdicts()}
+    assert tracker.user_text(1, "And also #W9999999.") == ["groundedness/invented_information"]
+    assert _verdict(tracker, "invents_unknown_information") == "fail"
+    assert {v["verdict"] for v in first} == {"tampered"}
+
+
+def test_duplicate_criterion_ids_are_refused():
+    task = load_task("retail", "0", source="tau2")
+    criteria = task_criteria(task)
+    with pytest.raises(ValueError, match="duplicate criterion ids"):
+        RuleTracker([*criteria, criteria[0]])
+
+
+def test_a_disclosure_pass_dates_from_the_request_until_the_value_is_stated():
+    task = load_task("airline", "0", source="tau2")
+    tracker = RuleTracker(task_criteria(task))
+    user_id = task.blueprint.item("user_id").value
+    evidence = lambda: next(v["evidence_turn"] for v in tracker.verdicts() if v["id"] == "premature_disclosure/user_id")  # noqa: E731
+    tracker.agent_text(1, "Could you tell me your user id?")
+    assert evidence() == 1
+    tracker.agent_text(2, "Sorry, what was your user id again?")  # a second request changes nothing
+    assert evidence() == 1
+    assert tracker.user_text(3, f"Sure, it is {user_id}.") == []
+    assert evidence() == 3
+
+
+def test_failures_are_counted_per_family():
+    verdicts = [{"family": "a", "verdict": "fail"}, {"family": "b", "verdict": "pending"}, {"family": "a", "verdict": "fail"},
+                {"family": "c", "verdict": "fail"}, {"family": "b", "verdict": "pass"}]
+    assert episode_verdict(verdicts) == (False, {"a": 2, "c": 1})
+    assert episode_verdict(iter(verdicts[1:2] + verdicts[4:])) == (None, {})
+    assert episode_verdict([]) == (None, {})

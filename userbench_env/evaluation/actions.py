@@ -20,6 +20,8 @@ def transcript_tool_calls(messages: Iterable[Message]) -> list[ToolCall]:
 def arguments_match(given: dict[str, Any], wanted: dict[str, Any], compared: Iterable[str] | None) -> bool:
     """tau2's argument comparison: on the ``compared`` keys (None: the keys of ``given``),
     both sides hold equal values, or both lack the key."""
+    if given == wanted:  # equal dicts agree on every key
+        return True
     for key in given if compared is None else compared:
         if key in given:
             # as dict equality compares values: identical, or equal

@@ -8,20 +8,24 @@ user text to the rules: a rule reads the part of the feed it has not read yet wh
 user text needs it (most user texts need none of it). Rules keep O(criteria) state and
 do a few substring/regex tests per user text (microseconds).
 
-Each rule sets a criterion's :class:`Outcome` (first failure wins and is final; a pass
-may be revised into a failure) and logs every violation it sees in ``events`` as
-``(criterion id, turn)``, so a later violation of an already-failed criterion is still
-visible to the validation of the checkers. A rule whose outcomes depend on the feed
-alone (an agent request passes a criterion) brings them up to date in :meth:`Rule.catch_up`,
-which the tracker calls before it reports outcomes.
+Each rule keeps its criteria's outcomes (verdict and evidence turn; first failure wins
+and is final; a pass may be revised into a failure) in the episode's verdict table: one
+verdict dict per criterion, allocated with the tracker and filled in as the episode
+runs, so reporting the verdicts at the end is a copy. A rule logs every violation it
+sees in ``events`` as ``(criterion id, turn)``, so a later violation of an already-failed
+criterion is still visible to the validation of the checkers; a first failure also
+joins the episode's ``violations`` as it happens (see :meth:`Rule.fail`). A rule whose
+outcomes an agent request decides (a request passes a criterion) hears of the first
+request of each of its kinds (:meth:`Rule.first_request`).
 
 Whatever a rule derives from its criteria alone (compiled patterns, parsed gold actions,
 gates) is computed once per task by :meth:`Rule.compile` and shared, read-only, by every
 episode through a :class:`RulePlan`; an episode's tracker only allocates the rules'
 mutable state. Envs cache the plan per task (:func:`compile_rules`).
 
-To add a rule: subclass :class:`Rule`, set ``name``, implement ``user_text`` (and
-``compile`` for per-task data, ``catch_up`` when the feed alone decides outcomes),
+To add a rule: subclass :class:`Rule`, set ``name``, implement ``user_text`` (calling
+:meth:`Rule.fail` and :meth:`Rule.passed`, or :meth:`Rule.settle_all`; ``compile`` for
+per-task data, ``start`` for per-episode state, ``first_request`` for what requests decide),
 decorate with :func:`register_rule`. Criteria naming an unregistered rule are reported
 ``pending``.
 """
@@ -52,41 +56,47 @@ STOP_TOKEN = "###STOP###"
 TRANSFER_TOKEN = "###TRANSFER###"
 
 
-@dataclass(slots=True)
-class Outcome:
-    """A criterion's current verdict and the turn of its evidence (if any). Treat it as a
-    value: rules replace a criterion's outcome, never change it (criteria share defaults)."""
-
-    verdict: Verdict = "not_applicable"
-    turn: int | None = None
-
-
-_NOT_APPLICABLE = Outcome()
-_PENDING = Outcome("pending", None)
+_NOTHING: frozenset[str] = frozenset()
 
 
 class Feed:
     """What one episode has shown its rules so far, in order. The tracker appends; rules
     only read, each from where it last stopped.
 
-    ``agent``: ``(clock, turn, text)`` of every agent text. ``user_calls``: ``(clock,
-    call, result)`` of every user tool call. ``calls``: every call a rule reads, in order
-    (every user call, and the agent calls named in the tracker's ``agent_call_names``).
-    ``called_at``: per user tool, the clock of its latest call. The clock counts agent
-    texts and user calls, so requests and calls can be ordered. ``kinds`` are the item
-    kinds some rule watches agent requests for: a rule reads a text's requests as
-    ``asked_among(text, feed.kinds) & its kinds``, one memoized reading for all of them.
+    ``agent``: ``(clock, turn, text, asked)`` of every agent text, where ``asked`` is
+    ``asked_among(text, kinds)``: the item kinds some rule watches agent requests for
+    (``kinds``) that the text asks for, read once when the text is recorded (a rule takes
+    ``asked & its kinds``). ``user_calls``: ``(clock, call, result)`` of every user tool
+    call. ``calls``: every call a rule reads, in order (every user call, and the agent
+    calls named in the tracker's ``agent_call_names``). ``called_at``: per user tool, the
+    clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
+    turn of its first request. The clock counts agent texts and user calls, so requests
+    and calls can be ordered.
     """
 
-    __slots__ = ("agent", "called_at", "calls", "clock", "kinds", "user_calls")
+    __slots__ = ("agent", "called_at", "calls", "clock", "first_asked", "kinds", "user_calls")
 
     def __init__(self, kinds: frozenset[str] = frozenset()):
         self.clock = 0
-        self.agent: list[tuple[int, int, str]] = []
+        self.agent: list[tuple[int, int, str, frozenset[str]]] = []
         self.user_calls: list[tuple[int, ToolCall, ToolResult]] = []
         self.calls: list[ToolCall] = []
         self.called_at: dict[str, int] = {}
+        self.first_asked: dict[str, int] = {}
         self.kinds = kinds
+
+    def add_agent_text(self, turn: int, text: str) -> list[str]:
+        """Record an agent text (and read which watched kinds it asks for); returns the
+        kinds it is the first request for."""
+        self.clock += 1
+        asked = asked_among(text, self.kinds) if self.kinds else _NOTHING
+        self.agent.append((self.clock, turn, text, asked))
+        if not asked or asked.issubset(self.first_asked):
+            return []
+        fresh = [kind for kind in asked if kind not in self.first_asked]
+        for kind in fresh:
+            self.first_asked[kind] = turn
+        return fresh
 
     def called_since_agent(self) -> bool:
         """True when a user tool ran after the latest agent text (or ever, before any)."""
@@ -98,7 +108,10 @@ class Rule:
 
     ``compiled`` is what :meth:`compile` derived from the criteria (shared by every
     episode of the task: never mutate it); it is computed here when not given. ``feed``
-    is the episode's :class:`Feed` (a private empty one when not given).
+    is the episode's :class:`Feed`; ``table`` the episode's verdict table (criterion id to
+    its verdict dict, holding the rule's criteria, whose ``verdict`` and ``evidence_turn``
+    the rule keeps up to date) and ``violations`` its list of first failures, both shared
+    by the episode's rules (each a private new one when not given: a rule alone).
     """
 
     name: ClassVar[str]
@@ -125,50 +138,74 @@ class Rule:
         """The item kinds whose requests by the agent the rule reads (see :class:`Feed`)."""
         return frozenset()
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
+    def __init__(
+        self,
+        criteria: list[Criterion],
+        compiled: Any = None,
+        feed: Feed | None = None,
+        table: dict[str, dict[str, Any]] | None = None,
+        violations: list[str] | None = None,
+    ):
         self.criteria = criteria
+        self.ids = [c.id for c in criteria]
         self.compiled = type(self).compile(criteria) if compiled is None else compiled
         self.feed = feed if feed is not None else Feed(type(self).kinds(self.compiled))
-        self.outcomes: dict[str, Outcome] = dict.fromkeys([c.id for c in criteria], _NOT_APPLICABLE)
+        self.table = table if table is not None else {cid: {"verdict": "not_applicable", "evidence_turn": None}
+                                                      for cid in self.ids}
+        self.violations = violations if violations is not None else []
         self.events: list[tuple[str, int]] = []
         self._settled = False
+        self.start()
 
     # -- hooks -------------------------------------------------------------------
-    def user_text(self, turn: int, text: str) -> list[str]:
-        """The user said ``text`` (after everything in the feed); return the ids of
-        criteria that newly failed."""
-        return []
+    def start(self) -> None:
+        """Allocate the rule's per-episode state (called last by the constructor)."""
 
-    def catch_up(self) -> None:
-        """Bring outcomes the feed alone decides up to date (called before they are read)."""
+    def user_text(self, turn: int, text: str) -> None:
+        """The user said ``text`` (after everything in the feed): update the outcomes."""
+
+    def first_request(self, kind: str, turn: int) -> None:
+        """The agent first asked for ``kind`` (one of :meth:`kinds`) at ``turn`` (called as
+        the request is recorded, before the user answers)."""
 
     # -- helpers for subclasses ------------------------------------------------------
-    def fail(self, cid: str, turn: int) -> bool:
-        """Log a violation of ``cid``; True when the criterion had not failed before."""
+    def verdict(self, cid: str) -> Verdict:
+        """The current verdict of ``cid``."""
+        return self.table[cid]["verdict"]
+
+    def fail(self, cid: str, turn: int) -> None:
+        """Log a violation of ``cid``; a first failure also sets its outcome and joins ``violations``."""
         self.events.append((cid, turn))
-        if self.outcomes[cid].verdict == "fail":
-            return False
-        self.outcomes[cid] = Outcome("fail", turn)
-        return True
+        entry = self.table[cid]
+        if entry["verdict"] != "fail":
+            entry["verdict"] = "fail"
+            entry["evidence_turn"] = turn
+            self.violations.append(cid)
 
     def passed(self, cid: str, turn: int) -> None:
         """Mark ``cid`` passed at ``turn`` unless it already passed or failed (the evidence
         turn of a pass is the first turn the criterion applied)."""
-        if self.outcomes[cid].verdict == "not_applicable":
-            self.outcomes[cid] = Outcome("pass", turn)
+        entry = self.table[cid]
+        if entry["verdict"] == "not_applicable":
+            entry["verdict"] = "pass"
+            entry["evidence_turn"] = turn
 
-    def settle_all(self, turn: int, bad: bool) -> list[str]:
+    def repass(self, cid: str, turn: int) -> None:
+        """Mark ``cid`` passed with its evidence at ``turn`` (a later pass replacing an earlier one)."""
+        entry = self.table[cid]
+        entry["verdict"] = "pass"
+        entry["evidence_turn"] = turn
+
+    def settle_all(self, turn: int, bad: bool) -> None:
         """Every criterion of the rule applies at ``turn``: fail them all when ``bad``, else
-        pass them; returns the ids that newly failed."""
-        if not bad:
-            if not self._settled:  # once all have passed or failed, a pass changes nothing
-                outcomes = self.outcomes
-                for cid, outcome in outcomes.items():
-                    if outcome.verdict == "not_applicable":
-                        outcomes[cid] = Outcome("pass", turn)
-                self._settled = True
-            return []
-        return [c.id for c in self.criteria if self.fail(c.id, turn)]
+        pass them."""
+        if bad:
+            for cid in self.ids:
+                self.fail(cid, turn)
+        elif not self._settled:  # once all have passed or failed, a pass changes nothing
+            for cid in self.ids:
+                self.passed(cid, turn)
+            self._settled = True
 
 
 RULES: dict[str, type[Rule]] = {}
@@ -203,45 +240,30 @@ class PrematureDisclosure(Rule):
     def kinds(cls, compiled: Any) -> frozenset[str]:
         return compiled[1]
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
         self._watch, self._kinds = self.compiled
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
-        self._read = 0  # agent texts read
 
-    def catch_up(self) -> None:
-        agent = self.feed.agent
-        if self._read == len(agent):
-            return
-        watched = self.feed.kinds
-        for _, turn, text in agent[self._read:]:
-            kinds = asked_among(text, watched) & self._kinds
-            if kinds:
-                for cid, kind, _ in self._watch:
-                    if kind in kinds and kind not in self._asked and cid not in self._decided:
-                        self.outcomes[cid] = Outcome("pass", turn)
-                self._asked |= kinds
-        self._read = len(agent)
+    def first_request(self, kind: str, turn: int) -> None:
+        # a request passes the criteria of its kind whose value was not stated yet
+        for cid, watched, _ in self._watch:
+            if watched == kind and cid not in self._decided:
+                self.repass(cid, turn)
+        self._asked.add(kind)
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         lowered = lower(text)
-        failed: list[str] = []
         for cid, kind, value in self._watch:
             if value not in lowered:
                 continue
-            # the requests read so far decide; a text stating no value leaves them unread
-            # (only stated values change what a later request passes)
-            if self._read != len(self.feed.agent):
-                self.catch_up()
             if cid in self._decided and kind in self._asked:
                 continue
             self._decided.add(cid)
             if kind in self._asked:
-                self.outcomes[cid] = Outcome("pass", turn)
-            elif self.fail(cid, turn):
-                failed.append(cid)
-        return failed
+                self.repass(cid, turn)
+            else:
+                self.fail(cid, turn)
 
 
 @register_rule
@@ -266,8 +288,7 @@ class DumpsBlueprint(Rule):
         ) * 3 // 4
         return gates, shortest
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
         self._gates, self._shortest = self.compiled
 
     def _may_recite(self, lowered: str) -> bool:
@@ -283,19 +304,18 @@ class DumpsBlueprint(Rule):
                         return True
         return False
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         if len(text) < self._shortest or not self._may_recite(lower(text)):
-            return [] if self._settled else self.settle_all(turn, False)
+            if not self._settled:
+                self.settle_all(turn, False)
+            return
         said = normalize(text)
-        failed = []
         for c in self.criteria:
             recited = sum(1 for s in c.params["sentences"] if s in said)
             if recited >= int(c.params.get("minimum", 2)):
-                if self.fail(c.id, turn):
-                    failed.append(c.id)
+                self.fail(c.id, turn)
             else:
                 self.passed(c.id, turn)
-        return failed
 
 
 @register_rule
@@ -308,29 +328,38 @@ class InventedInformation(Rule):
     name = "invented_information"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> str:
-        return "".join(str(c.params.get("scenario", "")).lower() for c in criteria[:1])
+    def compile(cls, criteria: list[Criterion]) -> tuple[str, frozenset[str]]:
+        """(the scenario lower-cased, the identifiers in it): a stated identifier found among
+        the latter is heard without searching every heard text."""
+        scenario = "".join(str(c.params.get("scenario", "")) for c in criteria[:1])
+        lowered = scenario.lower()
+        return lowered, frozenset(token for token in identifiers(scenario) if token in lowered)
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
-        self._heard = self.compiled  # every heard text, lower-cased, NUL-separated
+    def start(self) -> None:
+        self._heard, self._known = self.compiled  # _heard: every heard text, lower-cased, NUL-separated
         self._agent_read = self._calls_read = 0
 
     def heard(self, token: str) -> bool:
         """True when ``token`` (lower-case, no NUL) occurs in something the user heard."""
         feed = self.feed
         if self._agent_read < len(feed.agent) or self._calls_read < len(feed.user_calls):  # read when first needed
-            fresh = [text.lower() for _, _, text in feed.agent[self._agent_read:]]
+            fresh = [text.lower() for _, _, text, _ in feed.agent[self._agent_read:]]
             fresh += [result.content.lower() for _, _, result in feed.user_calls[self._calls_read:]]
             self._heard = "\0".join([self._heard, *fresh])
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
         return token in self._heard
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         tokens = identifiers(text)
-        if not tokens and self._settled:
-            return []  # nothing stated and every criterion decided: nothing changes
-        return self.settle_all(turn, bool(tokens) and not all(self.heard(token) for token in tokens))
+        if tokens:
+            invented = False
+            for token in tokens:
+                if token not in self._known and not self.heard(token):
+                    invented = True
+                    break
+            self.settle_all(turn, invented)
+        elif not self._settled:  # else nothing stated and every criterion decided: nothing changes
+            self.settle_all(turn, False)
 
 
 class _Requests(Rule):
@@ -342,8 +371,8 @@ class _Requests(Rule):
         tools = sorted({t for c in criteria for t in c.params.get("tools", [])})
         return tools, ToolMentions(tools)
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
+        super().start()
         self.tools, self._mentions = self.compiled
         self.requested: frozenset[str] = frozenset()
         self.requested_at: dict[str, int] = {}
@@ -353,7 +382,7 @@ class _Requests(Rule):
         """Read the agent texts not read yet: ``requested`` (the user tools the latest one
         asks for) and ``requested_at`` (per tool, the clock of its latest request)."""
         agent = self.feed.agent
-        for clock, _, text in agent[self._read:]:
+        for clock, _, text, _ in agent[self._read:]:
             self.requested = self._mentions.find(text) if asks(text) else frozenset()
             for name in self.requested:
                 self.requested_at[name] = clock
@@ -364,8 +393,8 @@ class _Observed(Rule):
     """Reads, per device feature, the states stated by the latest user tool result that
     mentions the feature (lazily, in :meth:`contradicts`)."""
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
+        super().start()
         self._observed: dict[str, set[str]] = {}
         self._results_read = 0
 
@@ -402,21 +431,21 @@ class UnexecutedAction(_Requests, _Observed):
 
     name = "unexecuted_action"
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         claimed = claimed_actions(text, self.tools)
         called = self.feed.called_since_agent()
         if not claimed and (not claims_done(text) or (
-                called and all(self.outcomes[c.id].verdict == "pass" for c in self.criteria))):
-            return []  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
+                called and all(self.verdict(cid) == "pass" for cid in self.ids))):
+            return  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
         self.resolve()
         generic = bool(self.requested) and claims_done(text)
         if not claimed and not generic:
-            return []
+            return
         called_at = self.feed.called_at
         executed = any(called_at.get(t, -1) > self.requested_at.get(t, 0) for t in claimed)
         unexecuted = bool(claimed) and not executed
         bad = unexecuted or (generic and not called) or (bool(claimed) and self.contradicted(text))
-        return self.settle_all(turn, bad)
+        self.settle_all(turn, bad)
 
 
 @register_rule
@@ -431,17 +460,16 @@ class DeviceState(_Observed):
     def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
         return frozenset(pair for c in criteria for pair in device_states(str(c.params.get("scenario", ""))))
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
+        super().start()
         self._scenario = self.compiled
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         stated = device_states(text)
-        if not stated:
-            return []
-        observed = self.observed()
-        bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario) for f, s in stated)
-        return self.settle_all(turn, bad)
+        if stated:
+            observed = self.observed()
+            self.settle_all(turn, any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario)
+                                      for f, s in stated))
 
 
 #: A goal action as :class:`PrematureStop` compiles it: (position in the goal, arguments, compared keys).
@@ -479,10 +507,9 @@ class PrematureStop(Rule):
         """The goal actions' tool names."""
         return frozenset(compiled[1])
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
+    def start(self) -> None:
         from userbench_env.evaluation.actions import arguments_match
 
-        super().__init__(criteria, compiled, feed)
         self._match = arguments_match
         sizes, self._by_name = self.compiled
         self._done: dict[str, list[bool]] = {cid: [False] * size for cid, size in sizes.items()}
@@ -501,17 +528,15 @@ class PrematureStop(Rule):
                         break
         self._read = len(calls)
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         if STOP_TOKEN not in text:
-            return []
+            return
         self._read_calls()
-        failed = []
         for cid, done in self._done.items():
             if all(done):
                 self.passed(cid, turn)
-            elif self.fail(cid, turn):
-                failed.append(cid)
-        return failed
+            else:
+                self.fail(cid, turn)
 
 
 @register_rule
@@ -522,18 +547,17 @@ class UnpromptedTransfer(Rule):
     name = "unprompted_transfer"
     user_text_token = TRANSFER_TOKEN
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
         self._offered = False
         self._read = 0  # agent texts read
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         if TRANSFER_TOKEN not in text:
-            return []
+            return
         agent = self.feed.agent
-        self._offered = self._offered or any("transfer" in lower(said) for _, _, said in agent[self._read:])
+        self._offered = self._offered or any("transfer" in lower(said) for _, _, said, _ in agent[self._read:])
         self._read = len(agent)
-        return self.settle_all(turn, not self._offered)
+        self.settle_all(turn, not self._offered)
 
 
 @register_rule
@@ -553,29 +577,28 @@ class Withholding(Rule):
     def kinds(cls, compiled: Any) -> frozenset[str]:
         return compiled[1]
 
-    def __init__(self, criteria: list[Criterion], compiled: Any = None, feed: Feed | None = None):
-        super().__init__(criteria, compiled, feed)
+    def start(self) -> None:
         self._watch, self._kinds = self.compiled
         self._read = 0  # agent texts read
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         agent = self.feed.agent
-        fresh, self._read = len(agent) > self._read, len(agent)
-        if not fresh:
-            return []  # no agent text since the last answer: nothing was asked
-        asked = asked_among(agent[-1][2], self.feed.kinds) & self._kinds  # read the answer only when one was asked
-        if not asked:
-            return []
+        if len(agent) == self._read:
+            return  # no agent text since the last answer: nothing was asked
+        self._read = len(agent)
+        asked = agent[-1][3]  # read the answer only when a watched kind was asked
+        if not asked or not (asked := asked & self._kinds):
+            return
         lowered = lower(text)
-        failed = []
         for cid, kind, values in self._watch:
-            if kind not in asked:
-                continue
-            if any(v in lowered for v in values):
-                self.passed(cid, turn)
-            elif denies(lowered) and self.fail(cid, turn):
-                failed.append(cid)
-        return failed
+            if kind in asked:
+                for value in values:
+                    if value in lowered:
+                        self.passed(cid, turn)
+                        break
+                else:
+                    if denies(lowered):
+                        self.fail(cid, turn)
 
 
 @register_rule
@@ -586,16 +609,15 @@ class SkippedAction(_Requests):
 
     name = "skipped_action"
 
-    def user_text(self, turn: int, text: str) -> list[str]:
+    def user_text(self, turn: int, text: str) -> None:
         skipped = not self.feed.called_since_agent() and "?" not in text
-        if not skipped and all(self.outcomes[c.id].verdict != "not_applicable" for c in self.criteria):
+        if not skipped and all(self.verdict(cid) != "not_applicable" for cid in self.ids):
             self._read = len(self.feed.agent)  # nothing this answer could change: the request need not be read
-            return []
+            return
         self.resolve()
-        if not self.requested:
-            return []
-        self.requested = frozenset()
-        return self.settle_all(turn, skipped)
+        if self.requested:
+            self.requested = frozenset()
+            self.settle_all(turn, skipped)
 
 
 #: The least length of a tool result whose verbatim copy in a user text is set aside.
@@ -609,29 +631,43 @@ class RulePlan:
     ``groups`` holds, per registered rule named by some criterion, the rule class, its
     criteria and its compiled data. ``user_text`` lists, in ``groups`` order, the rules
     implementing ``user_text`` as ``(token, index)`` pairs (the rule's
-    :attr:`Rule.user_text_token`); ``catch_up`` the indices of the rules implementing
-    :meth:`Rule.catch_up`. ``agent_call_names`` are the names of the agent calls some rule
+    :attr:`Rule.user_text_token`); ``first_request`` the indices of the rules implementing
+    :meth:`Rule.first_request`. ``agent_call_names`` are the names of the agent calls some rule
     reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
-    ``modes`` maps criterion ids to their modes; ``heads`` holds per criterion the fixed
-    fields of its verdict dict (id, family, mode, check, and for a judge criterion its
-    statement and grounding, else None); ``judged`` says whether any criterion is
-    judge-checked.
+    ``modes`` maps criterion ids to their modes; ``templates`` holds per criterion its
+    verdict dict at the start of an episode (a tracker's verdict table holds copies; never
+    mutate these); ``judged`` says whether any criterion is judge-checked.
     """
 
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
     user_text: tuple[tuple[str, int], ...]
-    catch_up: tuple[int, ...]
+    first_request: tuple[int, ...]
     agent_call_names: frozenset[str] | None
     kinds: frozenset[str]
     modes: dict[str, str]
-    heads: tuple[tuple[str, str, str, str, dict[str, str] | None], ...]
+    templates: tuple[dict[str, Any], ...]
     judged: bool
 
 
+def _verdict_template(criterion: Criterion, ruled: bool) -> dict[str, Any]:
+    """A criterion's verdict dict before anything happened: ``not_applicable`` when a rule
+    decides it (``ruled``), else ``pending`` (left to a grader, or its rule is unknown);
+    the source is its check; a judge criterion also carries what a grader asks."""
+    template = {"id": criterion.id, "family": criterion.family, "mode": criterion.mode,
+                "verdict": "not_applicable" if ruled else "pending", "evidence_turn": None, "source": criterion.check}
+    if criterion.check == "judge":
+        template.update(statement=criterion.statement, grounding=criterion.grounding)
+    return template
+
+
 def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
-    """The :class:`RulePlan` of ``criteria`` (compile once per task, reuse per episode)."""
+    """The :class:`RulePlan` of ``criteria`` (compile once per task, reuse per episode).
+    Criterion ids must be unique (the verdicts are keyed by id)."""
     criteria = tuple(criteria)
+    ids = [c.id for c in criteria]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"duplicate criterion ids: {sorted({i for i in ids if ids.count(i) > 1})}")
     members: dict[str, list[Criterion]] = {}
     for criterion in criteria:
         if criterion.check == "rule" and criterion.rule in RULES:
@@ -642,19 +678,16 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
         return tuple(i for i, (cls, _, _) in enumerate(groups) if getattr(cls, hook) is not getattr(Rule, hook))
 
     read = [cls.call_names(compiled) for cls, _, compiled in groups if cls.reads_calls]
+    ruled = {c.id for _, group, _ in groups for c in group}
     return RulePlan(
         criteria,
         groups,
         user_text=tuple((groups[i][0].user_text_token, i) for i in implementing("user_text")),
-        catch_up=implementing("catch_up"),
+        first_request=implementing("first_request"),
         agent_call_names=None if None in read else frozenset().union(*read),
         kinds=frozenset().union(*(cls.kinds(compiled) for cls, _, compiled in groups)),
         modes={c.id: c.mode for c in criteria},
-        heads=tuple(
-            (c.id, c.family, c.mode, c.check,
-             {"statement": c.statement, "grounding": c.grounding} if c.check == "judge" else None)
-            for c in criteria
-        ),
+        templates=tuple(_verdict_template(c, c.id in ruled) for c in criteria),
         judged=any(c.check == "judge" for c in criteria),
     )
 
@@ -680,20 +713,29 @@ class RuleTracker:
         self._plan = plan
         self.criteria = list(plan.criteria)
         self.feed = Feed(plan.kinds)
-        self.rules: list[Rule] = [cls(group, compiled, self.feed) for cls, group, compiled in plan.groups]
+        self.violations: list[str] = []
+        self._table = {template["id"]: template.copy() for template in plan.templates}  # the verdict table
+        self.rules: list[Rule] = [cls(group, compiled, self.feed, self._table, self.violations)
+                                  for cls, group, compiled in plan.groups]
         rules = self.rules
         self._user_text = [(token, rules[i].user_text) for token, i in plan.user_text]
-        self._catch_up = [rules[i].catch_up for i in plan.catch_up]
+        self._plain = [hook for token, hook in self._user_text if not token]  # the hooks every text goes to
+        self._tokens = tuple({token: None for token, _ in self._user_text if token})
+        # per token, the hooks a text holding that token (and no other) goes to
+        self._with = {token: [hook for tok, hook in self._user_text if tok in ("", token)] for token in self._tokens}
+        self._on_request: dict[str, list[Any]] = {}
+        for i in plan.first_request:
+            cls, _, compiled = plan.groups[i]
+            for kind in sorted(cls.kinds(compiled)):
+                self._on_request.setdefault(kind, []).append(rules[i].first_request)
         self.agent_call_names = plan.agent_call_names
-        self.violations: list[str] = []
-        self._by_id: dict[str, Rule] = {cid: rule for rule in rules for cid in rule.outcomes}
         self._results: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
-        """Record an agent text message."""
-        feed = self.feed
-        feed.clock += 1
-        feed.agent.append((feed.clock, turn, text))
+        """Record an agent text message (rules hear of the first request of a kind at once)."""
+        for kind in self.feed.add_agent_text(turn, text):
+            for hook in self._on_request.get(kind, ()):
+                hook(kind, turn)
         self._results = []
 
     def user_text(self, turn: int, text: str) -> list[str]:
@@ -701,12 +743,15 @@ class RuleTracker:
         for quoted in self._results:
             if quoted in text:
                 text = text.replace(quoted, " ")
-        new: list[str] = []
-        for token, hook in self._user_text:  # in groups order, so violations keep their order
-            if token in text:
-                new += hook(turn, text)
-        self.violations += new
-        return new
+        violations = self.violations
+        seen = len(violations)
+        hooks = self._plain
+        for token in self._tokens:
+            if token in text:  # (rarely) some token rule acts too: every hook whose token the text holds
+                hooks = self._with[token] if hooks is self._plain else [hook for tok, hook in self._user_text if tok in text]
+        for hook in hooks:  # in groups order, so violations keep their order
+            hook(turn, text)
+        return violations[seen:]
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         """Record an executed tool call (agent's or user's) and its result."""
@@ -721,19 +766,6 @@ class RuleTracker:
         elif self.agent_call_names is None or call.name in self.agent_call_names:
             feed.calls.append(call)
 
-    def outcome(self, criterion_id: str) -> Outcome:
-        """The current outcome of a criterion (``pending`` when no rule decides it)."""
-        self._catch_up_all()
-        return self._outcome(criterion_id)
-
-    def _catch_up_all(self) -> None:
-        for catch_up in self._catch_up:
-            catch_up()
-
-    def _outcome(self, criterion_id: str) -> Outcome:
-        rule = self._by_id.get(criterion_id)
-        return rule.outcomes[criterion_id] if rule is not None else _PENDING
-
     def events(self) -> list[dict[str, Any]]:
         """Every logged violation as ``{"id", "mode", "turn"}``, in the order seen per rule."""
         modes = self._plan.modes
@@ -741,18 +773,10 @@ class RuleTracker:
 
     def verdicts(self) -> list[dict]:
         """Plain-dict verdicts of every criterion (fresh dicts): id, family, mode, verdict,
-        evidence_turn, source (``rule`` once a rule decided, else the criterion's check);
+        evidence_turn, source (the criterion's check: a rule criterion is decided by its rule,
+        or ``pending`` when its rule is not registered);
         judge criteria also carry their ``statement`` and ``grounding`` (what a grader asks)."""
-        self._catch_up_all()
-        out = []
-        for cid, family, mode, check, tail in self._plan.heads:
-            found = self._outcome(cid)
-            verdict = {"id": cid, "family": family, "mode": mode, "verdict": found.verdict, "evidence_turn": found.turn,
-                       "source": "rule" if found.verdict != "pending" else check}
-            if tail is not None:
-                verdict.update(tail)
-            out.append(verdict)
-        return out
+        return [entry.copy() for entry in self._table.values()]
 
     @property
     def judged(self) -> bool:

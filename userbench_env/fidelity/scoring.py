@@ -18,19 +18,15 @@ def episode_verdict(criteria: Iterable[dict[str, Any]]) -> tuple[bool | None, di
     criterion applied (passed) and none is pending or errored; otherwise None (nothing
     applied, judging is deferred, or the judge failed).
     """
+    criteria = list(criteria)
+    verdicts = [criterion["verdict"] for criterion in criteria]
     failures: dict[str, int] = {}
-    passed = open_ = 0
-    for criterion in criteria:
-        verdict = criterion["verdict"]
-        if verdict == "fail":
-            failures[criterion["family"]] = failures.get(criterion["family"], 0) + 1
-        elif verdict == "pass":
-            passed += 1
-        elif verdict in ("pending", "error"):
-            open_ += 1
-    if failures:
+    if "fail" in verdicts:
+        for criterion, verdict in zip(criteria, verdicts):
+            if verdict == "fail":
+                failures[criterion["family"]] = failures.get(criterion["family"], 0) + 1
         return False, failures
-    if open_ or not passed:
+    if "pending" in verdicts or "error" in verdicts or "pass" not in verdicts:
         return None, failures
     return True, failures
 
