@@ -91,11 +91,12 @@ class Feed:
         self.clock += 1
         asked = asked_among(text, self.kinds) if self.kinds else _NOTHING
         self.agent.append((self.clock, turn, text, asked))
-        if not asked or asked.issubset(self.first_asked):
+        if not asked:
             return []
-        fresh = [kind for kind in asked if kind not in self.first_asked]
+        first = self.first_asked
+        fresh = [kind for kind in asked if kind not in first]
         for kind in fresh:
-            self.first_asked[kind] = turn
+            first[kind] = turn
         return fresh
 
     def called_since_agent(self) -> bool:
