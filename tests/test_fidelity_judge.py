@@ -183,3 +183,47 @@ def test_validation_grades_judge_only_modes_when_a_judge_is_configured():
     assert table["judge"] == {"model": "openai/validation-judge", "temperature": 0.0, "modes": ["accepts_forbidden_outcome"]}
     assert table["judge_false_positive_rate"] == 1.0 and table["false_positive_rate"] == 0.0
     assert calls >= 3  # one question per judged episode and per clean episode (transcripts differ)
+
+
+GUIDELINE_REPLY = json.dumps({"criteria": [
+    {"family": "groundedness", "mode": "self_contradiction",
+     "statement": "The customer never contradicts an earlier statement.", "grounding": "Stay in character for the whole conversation."},
+    {"family": "groundedness", "mode": "invents_unknown_information",
+     "statement": "The customer states no id the scenario does not give.", "grounding": "Never invent facts."},
+    {"family": "premature_disclosure", "mode": "volunteers_unasked_info",
+     "statement": "The customer gives each detail only when asked.", "grounding": "Do not volunteer everything at once."},
+    {"family": "premature_disclosure", "mode": "dumps_blueprint",
+     "statement": "The customer never recites the scenario.", "grounding": "Put the scenario in your own words rather than reciting it."},
+]})
+ACCEPT_ALL = json.dumps({"reviews": [{"index": i, "accept": True, "reason": "fine"} for i in range(4)]})
+
+
+def test_generate_rubrics_cli_writes_resumes_and_reports_failed_tasks(tmp_path, capsys, monkeypatch):
+    ids = ["33", "34"]
+    monkeypatch.setenv("LOCAL_KEY", "sk-local")
+
+    def run(writer, verifier, tasks=ids, verifier_model="openai/verifier"):
+        return main(["generate-rubrics", "--domain", "retail", "--source", "tau2", "--tasks", ",".join(tasks), "--out", str(tmp_path),
+                     "--writer", "openai/writer", "--writer-base-url", writer.base_url, "--writer-api-key-env", "LOCAL_KEY",
+                     "--verifier", verifier_model, "--verifier-base-url", verifier.base_url, "--verifier-api-key-env", "LOCAL_KEY"])
+
+    with ChatServer(CannedResponder([GUIDELINE_REPLY])) as writer, ChatServer(CannedResponder([ACCEPT_ALL])) as verifier:
+        assert run(writer, verifier) == 0
+        assert (writer.stats.requests, verifier.stats.requests) == (2, 2)
+        assert run(writer, verifier) == 0 and writer.stats.requests == 2  # a rerun keeps the written files
+    out = capsys.readouterr().out
+    assert "[1/2] 33: written:" in out and "[2/2] 34: exists, kept" in out
+    for task_id in ids:
+        rubric = load_rubric(tmp_path, load_task("retail", task_id, source="tau2"))
+        assert [c.mode for c in rubric.criteria] == ["self_contradiction", "invents_unknown_information",
+                                                     "volunteers_unasked_info", "dumps_blueprint"]
+        assert rubric.generator == "generate:openai/writer|verify:openai/verifier"
+    with ChatServer(CannedResponder(["not json"])) as writer, ChatServer(CannedResponder([ACCEPT_ALL])) as verifier:
+        assert run(writer, verifier, ["33", "35", "36"]) == 1  # 33 is kept; 35 and 36 fail, neither stops the other
+        assert writer.stats.requests == 2 and verifier.stats.requests == 0
+    captured = capsys.readouterr()
+    assert "[2/3] 35: failed: JudgeReplyError" in captured.out and "2 of 3 tasks got no rubric" in captured.err
+    assert rubric_versions(tmp_path, "tau2", "retail", "35") == []
+    with ChatServer(CannedResponder([GUIDELINE_REPLY])) as writer:
+        assert run(writer, writer, ["35"], "openai/writer") == 2  # the verifier must be another model: refused at once
+        assert writer.stats.requests == 0

@@ -1,15 +1,21 @@
-"""``userbench validate-fidelity`` and ``userbench grade``.
+"""``userbench validate-fidelity``, ``userbench grade`` and ``userbench generate-rubrics``.
 
 Examples::
 
     userbench validate-fidelity --domain airline --source tau2 --episodes 300 --seed 0 --json airline.json
     userbench grade results.jsonl --judge openai/gpt-4.1 --out graded.jsonl
+    userbench generate-rubrics --domain retail --source tau2 --writer openai/gpt-4.1 \
+        --verifier anthropic/claude-sonnet-4 --out rubrics
 
 ``validate-fidelity`` runs perturbed and clean scripted episodes and writes the recall
 per mode and the false-positive rate (see :mod:`userbench_env.fidelity.validate`).
 ``grade`` fills in the pending judge verdicts of an episode JSONL written with
 ``judge="deferred"`` (one record per line, plain dicts with ``criteria`` and
 ``messages``) and recomputes ``ufs_pass`` and ``failures_per_family``.
+``generate-rubrics`` writes a reviewed rubric file of judge criteria per task (see
+:mod:`userbench_env.fidelity.generate`) under ``--out``, which envs load with
+``rubrics=<out>``; tasks whose file of that version exists are skipped (a rerun resumes),
+and it exits 1 when some task got no rubric.
 """
 from __future__ import annotations
 
@@ -21,16 +27,23 @@ from pathlib import Path
 from typing import Any
 
 
+def _model_option(args: argparse.Namespace, role: str) -> Any:
+    """The model spec from ``--<role>``, ``--<role>-base-url`` and ``--<role>-api-key-env``
+    (None without ``--<role>``)."""
+    model = getattr(args, role)
+    if not model:
+        return None
+    spec: dict[str, Any] = {"model": model.removeprefix("litellm:")}
+    if getattr(args, f"{role}_base_url"):
+        spec["base_url"] = getattr(args, f"{role}_base_url")
+    if getattr(args, f"{role}_api_key_env"):
+        spec["api_key"] = os.environ.get(getattr(args, f"{role}_api_key_env"))
+    return spec
+
+
 def _judge_option(args: argparse.Namespace) -> Any:
     """The judge spec from ``--judge``/``--judge-base-url`` (None without ``--judge``)."""
-    if not args.judge:
-        return None
-    spec: dict[str, Any] = {"model": args.judge.removeprefix("litellm:")}
-    if args.judge_base_url:
-        spec["base_url"] = args.judge_base_url
-    if args.judge_api_key_env:
-        spec["api_key"] = os.environ.get(args.judge_api_key_env)
-    return spec
+    return _model_option(args, "judge")
 
 
 def format_table(table: dict[str, Any]) -> str:
@@ -77,14 +90,57 @@ def run_grade(args: argparse.Namespace) -> int:
     return 1 if errors else 0
 
 
+def run_generate_rubrics(args: argparse.Namespace) -> int:
+    """Handler of ``generate-rubrics``: one line per task as it is done, then a summary."""
+    from userbench_env.fidelity.generate import RubricGenerationError, generate_rubrics
+    from userbench_env.tasks import load_tasks
+
+    try:
+        tasks = load_tasks(args.domain, args.source, None if args.split == "all" else args.split)
+    except ValueError as exc:  # an unknown domain or split
+        print(str(exc), file=sys.stderr)
+        return 2
+    if args.tasks:
+        wanted = args.tasks.split(",")
+        by_id = {task.id: task for task in tasks}
+        unknown = [task_id for task_id in wanted if task_id not in by_id]
+        if unknown:
+            print(f"unknown task ids in {args.domain} ({args.source}): {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        tasks = [by_id[task_id] for task_id in wanted]
+    done = 0
+
+    def progress(task: Any, path: Path | None, existed: bool, error: str | None) -> None:
+        nonlocal done
+        done += 1
+        outcome = f"failed: {error.strip().splitlines()[0]}" if error else ("exists, kept" if existed else f"written: {path}")
+        print(f"[{done}/{len(tasks)}] {task.id}: {outcome}", flush=True)
+
+    try:
+        written = generate_rubrics(tasks, _model_option(args, "writer"), _model_option(args, "verifier"), args.out,
+                                   version=args.version, progress=progress)
+    except RubricGenerationError as exc:
+        print(f"{len(exc.failures)} of {len(tasks)} tasks got no rubric; rerun to retry them", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # the writer and the verifier are the same model
+        print(str(exc), file=sys.stderr)
+        return 2
+    print(f"{len(written)} rubric(s) written, {len(tasks) - len(written)} kept, version {args.version} under {args.out}")
+    return 0
+
+
+def _model_arguments(parser: argparse.ArgumentParser, role: str, required: bool, what: str) -> None:
+    parser.add_argument(f"--{role}", required=required, help=f"{what} model for litellm (e.g. openai/gpt-4.1)")
+    parser.add_argument(f"--{role}-base-url", help=f"OpenAI-compatible endpoint of the {what}")
+    parser.add_argument(f"--{role}-api-key-env", help=f"environment variable holding the {what}'s API key")
+
+
 def _judge_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
-    parser.add_argument("--judge", required=required, help="judge model for litellm (e.g. openai/gpt-4.1)")
-    parser.add_argument("--judge-base-url", help="OpenAI-compatible endpoint of the judge")
-    parser.add_argument("--judge-api-key-env", help="environment variable holding the judge's API key")
+    _model_arguments(parser, "judge", required, "judge")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the ``validate-fidelity`` and ``grade`` subcommands."""
+    """Add the ``validate-fidelity``, ``grade`` and ``generate-rubrics`` subcommands."""
     validate = subparsers.add_parser("validate-fidelity", help="measure rule recall and false positives with a perturbed user")
     validate.add_argument("--domain", required=True)
     validate.add_argument("--source", choices=["bundled", "tau2"], default="tau2")
@@ -104,6 +160,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grade.add_argument("--cache-dir", help="persist judge verdicts here")
     _judge_arguments(grade, required=True)
     grade.set_defaults(func=run_grade)
+
+    rubrics = subparsers.add_parser("generate-rubrics", help="write reviewed LLM rubrics (judge criteria) per task")
+    rubrics.add_argument("--domain", required=True)
+    rubrics.add_argument("--source", choices=["bundled", "tau2"], default="tau2")
+    rubrics.add_argument("--split", default="default", help="task split (default: the source's default; 'all': every task)")
+    rubrics.add_argument("--tasks", help="only these task ids (comma-separated)")
+    rubrics.add_argument("--out", required=True, help="rubric root folder (envs load it with rubrics=<out>)")
+    rubrics.add_argument("--version", default="1", help="rubric version to write (existing files of it are kept)")
+    _model_arguments(rubrics, "writer", True, "writer")
+    _model_arguments(rubrics, "verifier", True, "verifier")
+    rubrics.set_defaults(func=run_generate_rubrics)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,14 +13,16 @@ redundancy. Every rejected criterion is dropped with its reason kept in
 :class:`~userbench_env.evaluation.nl_judge.JudgeReplyError`.
 
 :func:`generate_rubrics` does this for many tasks and writes versioned rubric files
-(:mod:`userbench_env.fidelity.rubrics`) that the envs load with ``rubrics=<root>``.
+(:mod:`userbench_env.fidelity.rubrics`) that the envs load with ``rubrics=<root>``; a
+task whose file exists is skipped, so a rerun resumes, and one task's failure does not
+stop the others (``userbench generate-rubrics`` runs it from the command line).
 """
 from __future__ import annotations
 
 import json
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from userbench_env.core.messages import Message
 from userbench_env.core.rubric import Criterion, Rubric
@@ -28,7 +30,7 @@ from userbench_env.core.task import Task
 from userbench_env.evaluation.nl_judge import JudgeReplyError, JudgeSpec, judge_completion, strip_fence
 from userbench_env.fidelity.criteria import is_grounded, user_tool_names
 from userbench_env.fidelity.judge import render_for_judge
-from userbench_env.fidelity.rubrics import save_rubric
+from userbench_env.fidelity.rubrics import rubric_path, save_rubric
 from userbench_env.fidelity.taxonomy import FAMILIES, MODES, TAXONOMY
 from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.prompt import load_guidelines
@@ -167,6 +169,14 @@ def precheck(task: Task, proposed: list[dict[str, str]]) -> list[str | None]:
     return reasons
 
 
+def _independent(writer: JudgeSpec | str | dict[str, Any], verifier: JudgeSpec | str | dict[str, Any]) -> tuple[JudgeSpec, JudgeSpec]:
+    """The parsed writer and verifier specs; ValueError when they name the same model."""
+    writer_spec, verifier_spec = JudgeSpec.parse(writer), JudgeSpec.parse(verifier)
+    if (writer_spec.model, writer_spec.base_url) == (verifier_spec.model, verifier_spec.base_url):
+        raise ValueError("the verifier must be a different model from the writer")
+    return writer_spec, verifier_spec
+
+
 def generate_rubric(
     task: Task,
     writer: JudgeSpec | str | dict[str, Any],
@@ -178,9 +188,7 @@ def generate_rubric(
 
     ``writer`` and ``verifier`` must be different models (the review is independent).
     """
-    writer_spec, verifier_spec = JudgeSpec.parse(writer), JudgeSpec.parse(verifier)
-    if (writer_spec.model, writer_spec.base_url) == (verifier_spec.model, verifier_spec.base_url):
-        raise ValueError("the verifier must be a different model from the writer")
+    writer_spec, verifier_spec = _independent(writer, verifier)
     conversation = sample if sample is not None else sample_conversation(task)
     proposed = parse_writer_reply(judge_completion(writer_spec, writer_messages(task, conversation)))
     reasons = precheck(task, proposed)
@@ -204,13 +212,50 @@ def generate_rubric(
                   criteria=kept, rejected=rejected)
 
 
+class RubricGenerationError(RuntimeError):
+    """Some tasks got no rubric; ``failures`` maps their ids to the error (the others were written)."""
+
+    def __init__(self, failures: dict[str, str]):
+        super().__init__(f"{len(failures)} task(s) got no rubric: " + "; ".join(f"{k}: {v}" for k, v in failures.items()))
+        self.failures = failures
+
+
+#: What :func:`generate_rubrics` reports per task: the task, the file (written or found),
+#: whether it already existed, and the error when the task failed (the file is then None).
+Progress = Callable[[Task, "Path | None", bool, "str | None"], None]
+
+
 def generate_rubrics(
     tasks: Iterable[Task],
     writer: JudgeSpec | str | dict[str, Any],
     verifier: JudgeSpec | str | dict[str, Any],
     root: str | os.PathLike[str],
     version: str = "1",
+    progress: Progress | None = None,
 ) -> list[Path]:
-    """Generate and save a rubric file per task; returns the written paths."""
-    return [save_rubric(root, task.source, task.domain, generate_rubric(task, writer, verifier, version=version))
-            for task in tasks]
+    """Generate and save rubric ``version`` for every task that has no file of that version
+    yet; returns the written paths. A task whose generation fails (a malformed reply, a
+    provider error) is skipped; once every task was tried, :class:`RubricGenerationError`
+    names the failed ones. ``progress`` hears of every task as it is done."""
+    writer, verifier = _independent(writer, verifier)  # a bad pair fails every task alike: refuse it at once
+    written: list[Path] = []
+    failures: dict[str, str] = {}
+    for task in tasks:
+        path = rubric_path(root, task.source, task.domain, task.id, version)
+        if path.exists():
+            if progress is not None:
+                progress(task, path, True, None)
+            continue
+        try:
+            rubric = generate_rubric(task, writer, verifier, version=version)
+        except Exception as exc:  # noqa: BLE001 - a provider outage or a malformed reply fails this task only
+            failures[task.id] = f"{type(exc).__name__}: {exc}"
+            if progress is not None:
+                progress(task, None, False, failures[task.id])
+            continue
+        written.append(save_rubric(root, task.source, task.domain, rubric))
+        if progress is not None:
+            progress(task, written[-1], False, None)
+    if failures:
+        raise RubricGenerationError(failures)
+    return written
