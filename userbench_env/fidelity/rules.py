@@ -91,9 +91,9 @@ class Feed:
         self.clock += 1
         asked = asked_among(text, self.kinds) if self.kinds else _NOTHING
         self.agent.append((self.clock, turn, text, asked))
-        if not asked:
-            return []
         first = self.first_asked
+        if not asked or asked <= first.keys():
+            return []
         fresh = [kind for kind in asked if kind not in first]
         for kind in fresh:
             first[kind] = turn
