@@ -93,3 +93,19 @@ def test_grep_ranks_documents_by_match_count(tau2_data):
     for doc_id, score in zip(ids, scores):
         doc = json.loads((tau2_data / "domains" / "banking_knowledge" / "documents" / f"{doc_id}.json").read_text())
         assert len(re.findall(r"regulation\s+e\b", doc["content"], re.IGNORECASE)) == score
+
+
+def test_bm25_search_equals_rank_bm25_bit_for_bit(tau2_data):
+    import random
+
+    from userbench_env.domains.banking.knowledge import KnowledgeBase, _tokens
+
+    kb = KnowledgeBase.load(tau2_data / "domains" / "banking_knowledge" / "documents")
+    model = kb._bm25[0]
+    vocabulary = sorted(model.idf) + ["not-a-word-of-the-corpus", "The", "CARD"]
+    rng = random.Random(7)
+    for _ in range(400):
+        query = " ".join(rng.choice(vocabulary) for _ in range(rng.randint(1, 9)))
+        reference = model.get_scores(_tokens(query))  # rank_bm25's own scoring, as tau2 runs it
+        order = sorted(range(len(kb.documents)), key=lambda i: -reference[i])[:10]
+        assert kb.bm25(query) == [(kb.documents[i], float(reference[i])) for i in order if reference[i] > 0], query
