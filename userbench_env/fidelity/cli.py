@@ -41,11 +41,6 @@ def _model_option(args: argparse.Namespace, role: str) -> Any:
     return spec
 
 
-def _judge_option(args: argparse.Namespace) -> Any:
-    """The judge spec from ``--judge``/``--judge-base-url`` (None without ``--judge``)."""
-    return _model_option(args, "judge")
-
-
 def format_table(table: dict[str, Any]) -> str:
     """The validation table as plain text (one line per mode, then the false-positive rate)."""
     lines = [f"{table['domain']} ({table['source']}): {table['perturbed_episodes']} perturbed episodes, seed {table['seed']}"]
@@ -64,7 +59,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     table = validate_fidelity(
         args.domain, args.source, args.episodes, args.seed, args.modes, args.rate,
-        split=args.split, clean_episodes=args.clean_episodes, judge=_judge_option(args),
+        split=args.split, clean_episodes=args.clean_episodes, judge=_model_option(args, "judge"),
     )
     if args.json:
         Path(args.json).write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
@@ -77,7 +72,8 @@ def run_grade(args: argparse.Namespace) -> int:
     from userbench_env.fidelity.grading import grade_record, judge_for
     from userbench_env.fidelity.judge import FidelityJudge
 
-    judge = FidelityJudge(_judge_option(args), cache_dir=args.cache_dir) if args.cache_dir else judge_for(_judge_option(args))
+    spec = _model_option(args, "judge")
+    judge = FidelityJudge(spec, cache_dir=args.cache_dir) if args.cache_dir else judge_for(spec)
     source = Path(args.results)
     records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     graded = [grade_record(record, judge) for record in records]
@@ -129,14 +125,11 @@ def run_generate_rubrics(args: argparse.Namespace) -> int:
     return 0
 
 
-def _model_arguments(parser: argparse.ArgumentParser, role: str, required: bool, what: str) -> None:
-    parser.add_argument(f"--{role}", required=required, help=f"{what} model for litellm (e.g. openai/gpt-4.1)")
-    parser.add_argument(f"--{role}-base-url", help=f"OpenAI-compatible endpoint of the {what}")
-    parser.add_argument(f"--{role}-api-key-env", help=f"environment variable holding the {what}'s API key")
-
-
-def _judge_arguments(parser: argparse.ArgumentParser, required: bool) -> None:
-    _model_arguments(parser, "judge", required, "judge")
+def _model_arguments(parser: argparse.ArgumentParser, role: str, required: bool) -> None:
+    """``--<role>``, ``--<role>-base-url`` and ``--<role>-api-key-env`` (read by :func:`_model_option`)."""
+    parser.add_argument(f"--{role}", required=required, help=f"{role} model for litellm (e.g. openai/gpt-4.1)")
+    parser.add_argument(f"--{role}-base-url", help=f"OpenAI-compatible endpoint of the {role}")
+    parser.add_argument(f"--{role}-api-key-env", help=f"environment variable holding the {role}'s API key")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -151,14 +144,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("--modes", default="all", help="modes, families or 'all' (comma-separated)")
     validate.add_argument("--rate", type=float, default=0.3, help="injection probability per user turn")
     validate.add_argument("--json", help="write the table as JSON here")
-    _judge_arguments(validate, required=False)
+    _model_arguments(validate, "judge", required=False)
     validate.set_defaults(func=run_validate)
 
     grade = subparsers.add_parser("grade", help="grade the pending judge verdicts of an episode JSONL")
     grade.add_argument("results", help="episode records, one JSON object per line")
     grade.add_argument("--out", help="where to write the graded records (default: in place)")
     grade.add_argument("--cache-dir", help="persist judge verdicts here")
-    _judge_arguments(grade, required=True)
+    _model_arguments(grade, "judge", required=True)
     grade.set_defaults(func=run_grade)
 
     rubrics = subparsers.add_parser("generate-rubrics", help="write reviewed LLM rubrics (judge criteria) per task")
@@ -168,8 +161,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     rubrics.add_argument("--tasks", help="only these task ids (comma-separated)")
     rubrics.add_argument("--out", required=True, help="rubric root folder (envs load it with rubrics=<out>)")
     rubrics.add_argument("--version", default="1", help="rubric version to write (existing files of it are kept)")
-    _model_arguments(rubrics, "writer", True, "writer")
-    _model_arguments(rubrics, "verifier", True, "verifier")
+    _model_arguments(rubrics, "writer", required=True)
+    _model_arguments(rubrics, "verifier", required=True)
     rubrics.set_defaults(func=run_generate_rubrics)
 
 
