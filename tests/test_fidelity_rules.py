@@ -159,3 +159,12 @@ def test_failures_are_counted_per_family():
     assert episode_verdict(verdicts) == (False, {"a": 2, "c": 1})
     assert episode_verdict(iter(verdicts[1:2] + verdicts[4:])) == (None, {})
     assert episode_verdict([]) == (None, {})
+
+
+def test_a_text_with_two_end_tokens_goes_to_both_token_rules_in_rule_order():
+    for text in ("###TRANSFER### ###STOP###", "###STOP### ###TRANSFER###"):
+        _, _, tracker = _setup("airline", "7")
+        failed = tracker.user_text(0, text)
+        order = [c.rule for c in tracker.criteria if c.rule in ("premature_stop", "unprompted_transfer")]
+        assert sorted(failed) == ["goal_deviation/premature_stop", "goal_deviation/unprompted_transfer"]
+        assert [f.split("/")[1] for f in failed] == order  # as the criteria list them, whatever the text's order

@@ -630,11 +630,13 @@ class RulePlan:
     """Everything about a task's rule checks that does not change during an episode.
 
     ``groups`` holds, per registered rule named by some criterion, the rule class, its
-    criteria and its compiled data. ``user_text`` lists, in ``groups`` order, the rules
-    implementing ``user_text`` as ``(token, index)`` pairs (the rule's
-    :attr:`Rule.user_text_token`); ``first_request`` the indices of the rules implementing
-    :meth:`Rule.first_request`. ``agent_call_names`` are the names of the agent calls some rule
-    reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
+    criteria and its compiled data; the rest names rules by their index there. A user text
+    goes to the rules implementing ``user_text``: ``plain`` lists (in ``groups`` order)
+    those without a :attr:`Rule.user_text_token`; ``by_token`` maps each token to the rules
+    a text holding it (and no other token) goes to; ``user_text`` lists every one as a
+    ``(token, index)`` pair, for a text holding several tokens. ``on_request`` maps an item
+    kind to the rules implementing :meth:`Rule.first_request` that watch it.
+    ``agent_call_names`` are the names of the agent calls some rule reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
     ``modes`` maps criterion ids to their modes; ``templates`` holds per criterion its
     verdict dict at the start of an episode (a tracker's verdict table holds copies; never
     mutate these); ``judged`` says whether any criterion is judge-checked.
@@ -643,7 +645,9 @@ class RulePlan:
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
     user_text: tuple[tuple[str, int], ...]
-    first_request: tuple[int, ...]
+    plain: tuple[int, ...]
+    by_token: dict[str, tuple[int, ...]]
+    on_request: dict[str, tuple[int, ...]]
     agent_call_names: frozenset[str] | None
     kinds: frozenset[str]
     modes: dict[str, str]
@@ -680,11 +684,17 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
 
     read = [cls.call_names(compiled) for cls, _, compiled in groups if cls.reads_calls]
     ruled = {c.id for _, group, _ in groups for c in group}
+    user_text = tuple((groups[i][0].user_text_token, i) for i in implementing("user_text"))
+    tokens = dict.fromkeys(token for token, _ in user_text if token)
+    listening = implementing("first_request")
     return RulePlan(
         criteria,
         groups,
-        user_text=tuple((groups[i][0].user_text_token, i) for i in implementing("user_text")),
-        first_request=implementing("first_request"),
+        user_text=user_text,
+        plain=tuple(i for token, i in user_text if not token),
+        by_token={token: tuple(i for tok, i in user_text if tok in ("", token)) for token in tokens},
+        on_request={kind: tuple(i for i in listening if kind in groups[i][0].kinds(groups[i][2]))
+                    for kind in sorted({k for i in listening for k in groups[i][0].kinds(groups[i][2])})},
         agent_call_names=None if None in read else frozenset().union(*read),
         kinds=frozenset().union(*(cls.kinds(compiled) for cls, _, compiled in groups)),
         modes={c.id: c.mode for c in criteria},
@@ -719,16 +729,9 @@ class RuleTracker:
         self.rules: list[Rule] = [cls(group, compiled, self.feed, self._table, self.violations)
                                   for cls, group, compiled in plan.groups]
         rules = self.rules
-        self._user_text = [(token, rules[i].user_text) for token, i in plan.user_text]
-        self._plain = [hook for token, hook in self._user_text if not token]  # the hooks every text goes to
-        self._tokens = tuple({token: None for token, _ in self._user_text if token})
-        # per token, the hooks a text holding that token (and no other) goes to
-        self._with = {token: [hook for tok, hook in self._user_text if tok in ("", token)] for token in self._tokens}
-        self._on_request: dict[str, list[Any]] = {}
-        for i in plan.first_request:
-            cls, _, compiled = plan.groups[i]
-            for kind in sorted(cls.kinds(compiled)):
-                self._on_request.setdefault(kind, []).append(rules[i].first_request)
+        self._plain = [rules[i].user_text for i in plan.plain]
+        self._with = {token: [rules[i].user_text for i in indices] for token, indices in plan.by_token.items()}
+        self._on_request = {kind: [rules[i].first_request for i in indices] for kind, indices in plan.on_request.items()}
         self.agent_call_names = plan.agent_call_names
         self._results: list[str] = []
 
@@ -747,9 +750,10 @@ class RuleTracker:
         violations = self.violations
         seen = len(violations)
         hooks = self._plain
-        for token in self._tokens:
+        for token, with_token in self._with.items():
             if token in text:  # (rarely) some token rule acts too: every hook whose token the text holds
-                hooks = self._with[token] if hooks is self._plain else [hook for tok, hook in self._user_text if tok in text]
+                hooks = with_token if hooks is self._plain else [self.rules[i].user_text for tok, i in self._plan.user_text
+                                                                 if tok in text]
         for hook in hooks:  # in groups order, so violations keep their order
             hook(turn, text)
         return violations[seen:]
