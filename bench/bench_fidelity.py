@@ -4,7 +4,8 @@ Four measures, for tau2 airline, retail and telecom with the scripted oracle age
 
 * A/B: the same episodes in an env with every ``from_blueprint`` criterion and in one with
   none; per task the two run alternately (ABBA) several times and each keeps its fastest episode
-  (thread CPU time summed over its steps, the terminal step's verdicts included). Loaded
+  (thread CPU time summed over its steps, the terminal step's verdicts included; ``reset()``,
+  where the tracker and its verdict table are built, is not part of it). Loaded
   data is frozen out of the garbage collector's scans after a warm-up (``gc.freeze``).
   This difference is noisy on a shared machine, so it is measured in many independent
   repetitions and reported as their median, interquartile range and range, beside an A/A
