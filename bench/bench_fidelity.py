@@ -96,8 +96,9 @@ class TimedNoRulesEnv(TimedEnv, NoRulesEnv):
     """The baseline with its (empty) tracker timed: what the in-situ timing costs by itself."""
 
 
-def episode_step_time(env: ConversationEnv, task_id: str) -> tuple[float, int]:
-    """Thread CPU seconds summed over the steps of one episode, and its step count."""
+def episode_step_time(env: ConversationEnv, task_id: str, clock: Any = time.thread_time) -> tuple[float, int]:
+    """Seconds of ``clock`` (default: thread CPU time) summed over the steps of one episode
+    with the scripted agent, and its step count."""
     agent = ScriptedAgent()
     observation, info = env.reset(options={"task_id": task_id})
     agent.reset(env.task)
@@ -105,9 +106,9 @@ def episode_step_time(env: ConversationEnv, task_id: str) -> tuple[float, int]:
     steps = 0
     while "episode" not in info:
         action = agent.act(observation, info)
-        start = time.thread_time()
+        start = clock()
         observation, _, _, _, info = env.step(action)
-        total += time.thread_time() - start
+        total += clock() - start
         steps += 1
     return total, steps
 
@@ -210,15 +211,9 @@ def in_situ(env: TimedEnv, task_ids: list[str], rounds: int = 3) -> tuple[float,
     steps = 0
     for _ in range(rounds):
         for task_id in task_ids:
-            agent = ScriptedAgent()
-            observation, info = env.reset(options={"task_id": task_id})
-            agent.reset(env.task)
-            while "episode" not in info:
-                action = agent.act(observation, info)
-                start = time.perf_counter()
-                observation, _, _, _, info = env.step(action)
-                total += time.perf_counter() - start
-                steps += 1
+            spent, count = episode_step_time(env, task_id, clock=time.perf_counter)
+            total += spent
+            steps += count
     return TimedTracker.spent / steps, total / steps
 
 

@@ -218,8 +218,32 @@ def register_rule(cls: type[Rule]) -> type[Rule]:
     return cls
 
 
+class _Watches(Rule):
+    """A rule watching one item kind per criterion (``params["kind"]``) with what it looks
+    for in the user's texts (:meth:`watched`); compiled to ``(watch, kinds)``: the
+    ``(criterion id, kind, watched)`` triples and their kinds (the agent requests it reads)."""
+
+    @classmethod
+    def watched(cls, criterion: Criterion) -> Any:
+        """What the rule looks for in the user's texts for ``criterion`` (lower-cased)."""
+        raise NotImplementedError
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str]]:
+        watch = [(c.id, str(c.params["kind"]), cls.watched(c)) for c in criteria]
+        return watch, frozenset(kind for _, kind, _ in watch)
+
+    @classmethod
+    def kinds(cls, compiled: Any) -> frozenset[str]:
+        return compiled[1]
+
+    def start(self) -> None:
+        super().start()
+        self._watch, self._kinds = self.compiled
+
+
 @register_rule
-class PrematureDisclosure(Rule):
+class PrematureDisclosure(_Watches):
     """Fails a criterion when the user states its value before the agent asked for its kind.
 
     ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
@@ -233,16 +257,11 @@ class PrematureDisclosure(Rule):
     name = "premature_disclosure"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, str]], frozenset[str]]:
-        watch = [(c.id, str(c.params["kind"]), str(c.params["value"]).lower()) for c in criteria]
-        return watch, frozenset(kind for _, kind, _ in watch)
-
-    @classmethod
-    def kinds(cls, compiled: Any) -> frozenset[str]:
-        return compiled[1]
+    def watched(cls, criterion: Criterion) -> str:
+        return str(criterion.params["value"]).lower()
 
     def start(self) -> None:
-        self._watch, self._kinds = self.compiled
+        super().start()
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
 
@@ -562,7 +581,7 @@ class UnpromptedTransfer(Rule):
 
 
 @register_rule
-class Withholding(Rule):
+class Withholding(_Watches):
     """Fails when the agent's latest text asked for a kind the user knows (``params``:
     ``kind``, ``values``) and the user's answer states none of the values but says it does
     not know; passes when the answer states a value. Applies when the kind is asked."""
@@ -570,16 +589,11 @@ class Withholding(Rule):
     name = "withholding"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, list[str]]], frozenset[str]]:
-        watch = [(c.id, str(c.params["kind"]), [str(v).lower() for v in c.params["values"]]) for c in criteria]
-        return watch, frozenset(kind for _, kind, _ in watch)
-
-    @classmethod
-    def kinds(cls, compiled: Any) -> frozenset[str]:
-        return compiled[1]
+    def watched(cls, criterion: Criterion) -> list[str]:
+        return [str(v).lower() for v in criterion.params["values"]]
 
     def start(self) -> None:
-        self._watch, self._kinds = self.compiled
+        super().start()
         self._read = 0  # agent texts read
 
     def user_text(self, turn: int, text: str) -> None:
