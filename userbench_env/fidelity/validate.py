@@ -47,7 +47,8 @@ def run_episode(env: ConversationEnv, task_id: str, seed: int | None = None) -> 
     return info["episode"]
 
 
-def _judge_fails(judge: Any, mode: str, env: ConversationEnv) -> bool:
+def judge_fails(judge: Any, mode: str, env: ConversationEnv) -> bool:
+    """True when ``judge`` says the conversation of ``env`` shows ``mode`` (an unusable reply is not)."""
     criterion = mode_criterion(mode)
     try:
         return judge.grade(criterion.statement, criterion.grounding, env.messages).verdict == "fail"
@@ -93,7 +94,7 @@ def validate_fidelity(
             if TAXONOMY[mode].coverage == "rule":
                 detected[mode] += (mode, turn) in events
             elif grader is not None:
-                detected[mode] += _judge_fails(grader, mode, env)
+                detected[mode] += judge_fails(grader, mode, env)
         if progress is not None:
             progress(n + 1, episodes)
     clean_env = ConversationEnv(domain, task_source=source, split=split, user_proxy="scripted")
@@ -106,7 +107,7 @@ def validate_fidelity(
         clean_violations.update({e["mode"] for e in clean_env.tracker.events()})
         flagged += bool(clean_env.tracker.violations)
         if grader is not None and judged_modes:
-            judge_flagged += any(_judge_fails(grader, m, clean_env) for m in judged_modes)
+            judge_flagged += any(judge_fails(grader, m, clean_env) for m in judged_modes)
     table: dict[str, Any] = {
         "modes": {
             mode: {
@@ -133,4 +134,4 @@ def validate_fidelity(
     return table
 
 
-__all__ = ["mode_criterion", "run_episode", "validate_fidelity"]
+__all__ = ["judge_fails", "mode_criterion", "run_episode", "validate_fidelity"]
