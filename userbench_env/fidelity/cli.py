@@ -3,12 +3,15 @@
 Examples::
 
     userbench validate-fidelity --domain airline --source tau2 --episodes 300 --seed 0 --json airline.json
+    userbench validate-fidelity --corpus tests/fidelity_corpus --json corpus.json
     userbench grade results.jsonl --judge openai/gpt-4.1 --out graded.jsonl
     userbench generate-rubrics --domain retail --source tau2 --writer openai/gpt-4.1 \
         --verifier anthropic/claude-sonnet-4 --out rubrics
 
 ``validate-fidelity`` runs perturbed and clean scripted episodes and writes the recall
-per mode and the false-positive rate (see :mod:`userbench_env.fidelity.validate`).
+per mode and the false-positive rate (see :mod:`userbench_env.fidelity.validate`); with
+``--corpus`` it scores the hand-written corpus (:mod:`userbench_env.fidelity.corpus`) and
+prints the perturbed proxy's template and natural phrasing banks beside it.
 ``grade`` fills in the pending judge verdicts of an episode JSONL written with
 ``judge="deferred"`` (one record per line, plain dicts with ``criteria`` and
 ``messages``) and recomputes ``ufs_pass`` and ``failures_per_family``.
@@ -53,13 +56,95 @@ def format_table(table: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def run_validate(args: argparse.Namespace) -> int:
-    """Handler of ``validate-fidelity``."""
+def _recall(hit: int | None, total: int) -> str:
+    return "-" if hit is None or not total else f"{hit}/{total}={hit / total:.3f}"
+
+
+def format_corpus(report: dict[str, Any]) -> str:
+    """The corpus report as plain text: per-mode table (corpus recall with its 95% interval,
+    wrong-mode detections, false alarms; perturbed template and natural recall beside it),
+    then replay errors, misses and false alarms with the user's text."""
+    corpus = report["corpus"]
+    perturbed = report.get("perturbed") or {}
+    lines = [f"corpus {report['path']}: {corpus['cases']} cases, {corpus['clean_episodes']} clean"
+             + (f", judge {corpus['judge']}" if corpus.get("judge") else "")]
+    lines.append(f"{'mode':28} {'cov':5} {'corpus recall':>15} {'95% CI':>13} {'wrong':>5} {'FA':>3}"
+                 f" {'template':>15} {'natural':>15}")
+    modes = list(corpus["modes"]) + [m for b in perturbed.values() for m in b if m not in corpus["modes"]]
+    for mode in dict.fromkeys(modes):
+        row = corpus["modes"].get(mode, {"coverage": "", "cases": 0, "detected": None, "ci": None, "wrong_mode": 0,
+                                          "false_alarms": 0})
+        ci = "-" if not row["ci"] else f"[{row['ci'][0]:.2f},{row['ci'][1]:.2f}]"
+        bank = {name: perturbed.get(name, {}).get(mode, {"detected": None, "injected": 0}) for name in ("template", "natural")}
+        lines.append(f"{mode:28} {row['coverage'][:5]:5} {_recall(row['detected'], row['cases']):>15} {ci:>13} "
+                     f"{row['wrong_mode']:5d} {row['false_alarms']:3d} "
+                     + " ".join(f"{_recall(b['detected'], b['injected']):>15}" for b in bank.values()))
+    rate, ci = corpus["false_alarm_rate"], corpus["false_alarm_ci"]
+    if rate is not None:
+        lines.append(f"false alarms: {corpus['false_alarm_episodes']} of {corpus['clean_episodes']} clean episodes "
+                     f"({rate:.3f}, 95% CI [{ci[0]:.3f},{ci[1]:.3f}])")
+    for error in corpus["replay_errors"]:
+        lines.append(f"REPLAY ERROR {error['id']} ({error['origin']}): {error['error']}")
+    for failure in corpus["clean_reward_failures"]:
+        lines.append(f"CLEAN CASE NOT SOLVED {failure['id']}: reward {failure['reward']} ({failure['termination']})")
+    for mode, row in corpus["modes"].items():
+        for miss in row["misses"]:
+            logged = f" [logged: {', '.join(miss['logged'])}]" if miss["logged"] else ""
+            lines.append(f"MISS {mode} {miss['id']} turn {miss['turn']}{logged}: {miss['text']}")
+    for alarm in corpus["false_alarms"]:
+        lines.append(f"FALSE ALARM {alarm['mode']} {alarm['id']} turn {alarm['turn']}: {alarm['text']}")
+    return "\n".join(lines)
+
+
+def _perturbed_by_mode(tables: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Injected and detected per mode, summed over the domains' validation tables."""
+    out: dict[str, dict[str, Any]] = {}
+    for table in tables:
+        for mode, row in table["modes"].items():
+            slot = out.setdefault(mode, {"injected": 0, "detected": 0})
+            slot["injected"] += row["injected"]
+            slot["detected"] = None if row["detected"] is None or slot["detected"] is None else slot["detected"] + row["detected"]
+    return out
+
+
+def run_corpus(args: argparse.Namespace) -> int:
+    """``validate-fidelity --corpus``: score the corpus, and beside it the perturbed proxy
+    with both phrasing banks over the corpus's domains (skipped with ``--episodes 0``)."""
+    from userbench_env.fidelity.corpus import CorpusError, default_corpus_dir, load_corpus, score_corpus
     from userbench_env.fidelity.validate import validate_fidelity
 
+    try:
+        path = Path(args.corpus) if args.corpus else default_corpus_dir()
+        cases = load_corpus(path)
+    except CorpusError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    judge = _model_option(args, "judge")
+    report: dict[str, Any] = {"path": str(path), "corpus": score_corpus(cases, judge=judge), "perturbed": {}}
+    domains = sorted({case.domain for case in cases})
+    if args.episodes:
+        for phrasing in ("template", "natural"):
+            tables = [validate_fidelity(domain, "tau2", args.episodes, args.seed, args.modes, args.rate,
+                                        clean_episodes=0, judge=judge, phrasing=phrasing) for domain in domains]
+            report["perturbed"][phrasing] = _perturbed_by_mode(tables)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(format_corpus(report))
+    return 1 if report["corpus"]["replay_errors"] else 0
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    """Handler of ``validate-fidelity`` (``--corpus``: :func:`run_corpus`)."""
+    from userbench_env.fidelity.validate import validate_fidelity
+
+    if args.corpus is not None:
+        return run_corpus(args)
+    if not args.domain:
+        print("validate-fidelity needs --domain (perturbed validation) or --corpus [DIR]", file=sys.stderr)
+        return 2
     table = validate_fidelity(
         args.domain, args.source, args.episodes, args.seed, args.modes, args.rate,
-        split=args.split, clean_episodes=args.clean_episodes, judge=_model_option(args, "judge"),
+        split=args.split, clean_episodes=args.clean_episodes, judge=_model_option(args, "judge"), phrasing=args.phrasing,
     )
     if args.json:
         Path(args.json).write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
@@ -135,10 +220,15 @@ def _model_arguments(parser: argparse.ArgumentParser, role: str, required: bool)
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``validate-fidelity``, ``grade`` and ``generate-rubrics`` subcommands."""
     validate = subparsers.add_parser("validate-fidelity", help="measure rule recall and false positives with a perturbed user")
-    validate.add_argument("--domain", required=True)
+    validate.add_argument("--domain", help="domain of the perturbed validation (not needed with --corpus)")
+    validate.add_argument("--corpus", nargs="?", const="", metavar="DIR",
+                          help="score the hand-written corpus in DIR (default: the repository's tests/fidelity_corpus) "
+                               "and the perturbed proxy's template and natural banks beside it")
+    validate.add_argument("--phrasing", choices=["template", "natural"], default="template",
+                          help="phrasing bank of the injected violations")
     validate.add_argument("--source", choices=["bundled", "tau2"], default="tau2")
     validate.add_argument("--split", default="default", help="task split (default: the source's default)")
-    validate.add_argument("--episodes", type=int, default=300, help="perturbed episodes")
+    validate.add_argument("--episodes", type=int, default=300, help="perturbed episodes (per domain with --corpus; 0: none)")
     validate.add_argument("--clean-episodes", type=int, help="clean episodes (default: every task once)")
     validate.add_argument("--seed", type=int, default=0)
     validate.add_argument("--modes", default="all", help="modes, families or 'all' (comma-separated)")

@@ -4,9 +4,9 @@
 (:class:`~userbench_env.agents.scripted.ScriptedAgent`) against
 
 * ``episodes`` perturbed episodes (:class:`~userbench_env.proxies.perturbed.PerturbedUserProxy`
-  over the scripted user, tasks cycled, each episode seeded from ``seed``): an injection
-  ``(turn, mode)`` is *detected* when a rule logged a violation of a criterion of that
-  mode at that turn;
+  over the scripted user with the ``phrasing`` bank, tasks cycled, each episode seeded
+  from ``seed``): an injection ``(turn, mode)`` is *detected* when a rule logged a
+  violation of a criterion of that mode at that turn;
 * clean episodes (the scripted user alone, each task once unless ``clean_episodes`` says
   otherwise): the false-positive rate is the share of clean episodes with any rule
   violation.
@@ -67,12 +67,13 @@ def validate_fidelity(
     clean_episodes: int | None = None,
     judge: Any = None,
     progress: Callable[[int, int], None] | None = None,
+    phrasing: str = "template",
 ) -> dict[str, Any]:
     """The validation table of one domain (see the module docstring).
 
     Returns ``{"modes": {mode: {"injected", "detected", "recall", "coverage"}},
     "clean_episodes", "false_positive_rate", "clean_violations", "perturbed_episodes",
-    "domain", "source", "seed", "rate"}``, plus ``judge`` and ``judge_false_positive_rate``
+    "domain", "source", "seed", "rate", "phrasing"}``, plus ``judge`` and ``judge_false_positive_rate``
     when a judge is given. ``recall`` is None for a mode never injected, and ``detected``
     and ``recall`` are None for a judge-only mode when no judge is given.
     """
@@ -80,7 +81,7 @@ def validate_fidelity(
 
     wanted = resolve_modes(modes)
     grader = judge_for(judge) if judge is not None else None
-    perturbed = PerturbedUserProxy("scripted", wanted, rate, seed)
+    perturbed = PerturbedUserProxy("scripted", wanted, rate, seed, phrasing)
     env = ConversationEnv(domain, task_source=source, split=split, user_proxy=perturbed)
     tasks = [t.id for t in env.tasks]
     injected: Counter[str] = Counter()
@@ -127,6 +128,7 @@ def validate_fidelity(
         "source": source,
         "seed": seed,
         "rate": rate,
+        "phrasing": phrasing,
     }
     if grader is not None:
         table["judge"] = {"model": grader.spec.model, "temperature": grader.spec.temperature, "modes": judged_modes}
