@@ -1,4 +1,11 @@
-"""Shared fixtures: where the shared upstream data lives (never copied into the repo)."""
+"""Shared fixtures: the external data and tools tests need (see ``resources.py``).
+
+A missing resource skips the test with a one-line reason naming the variable or the
+Debian package (a failure under ``USERBENCH_REQUIRE_ALL=1``). Besides the fixtures, a
+test whose library call raises ``Tau2DataNotFound`` or ``MissingDependency`` (the
+library's own errors for absent tau2 data, extras or system packages) is skipped the
+same way, so a test need not declare data it reaches only indirectly.
+"""
 from __future__ import annotations
 
 import os
@@ -6,39 +13,70 @@ from pathlib import Path
 
 import pytest
 
+import resources
+from userbench_env.datapaths import TAU2_ENV_VAR, Tau2DataNotFound
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-os.environ.setdefault("USERBENCH_TAU2_DATA", str(SHARED / "tau2-data"))
+os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
+if TAU2_ENV_VAR not in os.environ and (_shared_tau2 := resources.shared_folder(TAU2_ENV_VAR, "tau2-data", "domains")):
+    os.environ[TAU2_ENV_VAR] = str(_shared_tau2)  # ../shared/tau2-data beside the repository
 
 
-def _shared_dir(env: str, sub: str) -> Path:
-    return Path(os.environ.get(env, SHARED / sub))
+def _missing_resource(exc: BaseException) -> None:
+    """Skip (or fail, under USERBENCH_REQUIRE_ALL) for a library error about a missing resource."""
+    resource = "tau2-data" if isinstance(exc, Tau2DataNotFound) else "dependency"
+    resources.go_without(f"{type(exc).__name__}: {exc}", resource)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    try:
+        return (yield)
+    except resources.MISSING_ERRORS as exc:
+        _missing_resource(exc)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    try:
+        return (yield)
+    except resources.MISSING_ERRORS as exc:
+        _missing_resource(exc)
 
 
 @pytest.fixture(scope="session")
 def tau2_data() -> Path:
     """The tau2-bench data folder (``$USERBENCH_TAU2_DATA``)."""
-    path = Path(os.environ["USERBENCH_TAU2_DATA"])
-    if not (path / "domains").is_dir():
-        pytest.fail(f"tau2 data missing at {path}: set USERBENCH_TAU2_DATA")
-    return path
+    return resources.tau2_data()
 
 
 @pytest.fixture(scope="session")
 def golden_dir() -> Path:
-    """The tau2 golden fixtures (``../shared/tau2-golden``)."""
-    path = _shared_dir("USERBENCH_TAU2_GOLDEN", "tau2-golden")
-    if not path.is_dir():
-        pytest.fail(f"golden fixtures missing at {path}")
-    return path
+    """The tau2 golden fixtures (``$USERBENCH_TAU2_GOLDEN``)."""
+    return resources.tau2_golden()
 
 
 @pytest.fixture(scope="session")
 def apb_sample() -> Path:
-    """The AgentPersonaBench sample (``../shared/apb-sample``)."""
-    path = _shared_dir("USERBENCH_APB_SAMPLE", "apb-sample")
-    if not path.is_dir():
-        pytest.fail(f"APB sample missing at {path}")
-    return path
+    """The AgentPersonaBench sample (``$USERBENCH_APB_SAMPLE``)."""
+    return resources.apb_sample()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> None:
+    """Chromium for Web-v0 (Debian ``chromium``)."""
+    resources.chromium()
+
+
+@pytest.fixture(scope="session")
+def local_app() -> None:
+    """Xvfb, xdotool and Tk for App-v0's local runtime (Debian ``xvfb xdotool python3-tk``)."""
+    resources.local_app()
+
+
+@pytest.fixture(scope="session")
+def docker_engine() -> None:
+    """A Docker engine with App-v0's image."""
+    resources.docker()

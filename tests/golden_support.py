@@ -12,17 +12,18 @@ match. Every other output must be equal byte for byte.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any, Callable
 
+import resources
 from userbench_env.core.messages import Message, ToolCall
 from userbench_env.domains import make_world
 from userbench_env.tasks import load_tasks
 
-#: The golden fixtures folder (``$USERBENCH_TAU2_GOLDEN`` or ``../shared/tau2-golden``).
-GOLDEN = Path(os.environ.get("USERBENCH_TAU2_GOLDEN", Path(__file__).resolve().parents[2] / "shared" / "tau2-golden"))
+#: The golden fixtures folder (``$USERBENCH_TAU2_GOLDEN`` or ``../shared/tau2-golden``); without
+#: it (or without the tau2 data they replay on) the importing test module is skipped.
+GOLDEN = resources.tau2_golden(module_level=True)
 
 ARTEFACT_PATTERNS = [
     re.compile(p)

@@ -11,10 +11,8 @@ from gymnasium.utils.env_checker import check_env
 
 import userbench_env  # noqa: F401
 from userbench_env.surfaces.app.player import ScriptedAppPlayer
-from userbench_env.surfaces.app.runtime import docker_available
 
-REASON = docker_available()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"Docker not usable: {REASON}")
+pytestmark = pytest.mark.usefixtures("docker_engine")
 TASK = "lstyle-diet-type-app"
 
 PROBE = """

@@ -11,16 +11,14 @@ import pytest
 
 import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.surfaces.app.player import ScriptedAppPlayer
-from userbench_env.surfaces.app.runtime import docker_available
 from userbench_env.surfaces.tasks import load_surface_tasks
 
 TASK_IDS = sorted(t.id for t in load_surface_tasks("app"))[::5]
-RUNTIMES = ["local", pytest.param("docker", marks=pytest.mark.skipif(
-    docker_available() is not None, reason=f"Docker not usable: {docker_available()}"))]
 
 
-@pytest.fixture(scope="module", params=RUNTIMES)
+@pytest.fixture(scope="module", params=["local", "docker"])
 def app_env(request):
+    request.getfixturevalue("local_app" if request.param == "local" else "docker_engine")
     env = gym.make("UserBench/App-v0", surface_options={"runtime": request.param})
     yield env
     env.close()

@@ -49,6 +49,30 @@ class EpisodeActor:
         return await play_job(self.pool, job)
 
 
+#: how long a driver waits for a lost actor to come back before sending it more jobs
+RESTART_WAIT_S = 120.0
+
+
+async def _await_restart(ray: ModuleType, actor: Any) -> None:
+    """Return once ``actor`` answers again after losing its process (or is gone for good).
+
+    Ray restarts a lost actor, but a job sent before the driver has learnt of the loss
+    goes to the dead incarnation and fails with ``ActorUnavailableError`` ("the actor is
+    restarting"). Waiting for the no-op :meth:`EpisodeActor.ready` before the feeder
+    takes its next job keeps one lost process to the episodes it was really playing.
+    No episode is re-sent: only the health probe repeats.
+    """
+    deadline = time.monotonic() + RESTART_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            await actor.ready.remote()
+            return
+        except ray.exceptions.ActorUnavailableError:
+            await asyncio.sleep(0.05)
+        except ray.exceptions.RayActorError:  # dead for good: the next jobs record the crash
+            return
+
+
 def _player(ray: ModuleType, actor: Any) -> Player:
     """A driver-side player sending each job to ``actor``; a lost actor gives a crash record."""
 
@@ -57,7 +81,9 @@ def _player(ray: ModuleType, actor: Any) -> Player:
         try:
             return await actor.play.remote(job)
         except ray.exceptions.RayActorError as exc:
-            return crash_record(job.meta, exc, time.perf_counter() - start)
+            record = crash_record(job.meta, exc, time.perf_counter() - start)
+            await _await_restart(ray, actor)
+            return record
 
     return play
 

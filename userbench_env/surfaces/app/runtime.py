@@ -10,6 +10,7 @@ daemon answers and the image exists, else local.
 """
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from userbench_env.errors import MissingDependency, apt_hint, require_module, require_programs
 from userbench_env.surfaces.app import driver
 
 #: the image ``docker/build_image.sh`` builds
@@ -63,6 +65,15 @@ class AppRuntime(Protocol):
         """Stop the app and its display (idempotent)."""
 
 
+def require_local_app() -> None:
+    """Raise :class:`MissingDependency` naming what the local runtime lacks (extra, Debian packages)."""
+    feature = "UserBench/App-v0 (local runtime)"
+    require_module("PIL", feature, "app")
+    require_programs({"Xvfb": "xvfb", "xdotool": "xdotool"}, feature)
+    if importlib.util.find_spec("_tkinter") is None:
+        raise MissingDependency(f"{feature} needs Tk for Python, which is not installed: {apt_hint('python3-tk')}")
+
+
 class LocalRuntime:
     """Xvfb on a free display of this machine, the app as a child process."""
 
@@ -83,6 +94,7 @@ class LocalRuntime:
     def _ensure(self) -> bool:
         """Start the display and the app when missing or dead; True if the app was relaunched."""
         if self.xvfb is None or self.xvfb.poll() is not None:
+            require_local_app()
             self._stop_app()
             self.xvfb, self.display = driver.start_display(self.width, self.height)
         if self.app is not None and self.app.poll() is None:
@@ -162,6 +174,7 @@ class DockerRuntime:
     name = "docker"
 
     def __init__(self, width: int = 1024, height: int = 768, image: str = DEFAULT_IMAGE, client: Any = None) -> None:
+        require_module("docker", "UserBench/App-v0 (docker runtime)", "app")
         import docker
 
         self.width, self.height, self.image = width, height, image

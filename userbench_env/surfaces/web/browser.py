@@ -23,7 +23,10 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from userbench_env.errors import MissingDependency, apt_hint, require_module
+
 CHROMIUM_ENV = "USERBENCH_CHROMIUM"
+FEATURE = "UserBench/Web-v0 (a real browser)"
 
 #: headless flags: no GPU, no background or component traffic, no QUIC (root needs no sandbox)
 LAUNCH_ARGS = (
@@ -66,11 +69,16 @@ class BrowserHost:
             raise
 
     async def _launch(self) -> None:
+        require_module("playwright", FEATURE, "web")
         from playwright.async_api import async_playwright
 
         self._playwright = await async_playwright().start()
+        executable = chromium_path()
+        if executable is None and not os.path.isfile(self._playwright.chromium.executable_path):
+            raise MissingDependency(f"{FEATURE} needs Chromium, which is not installed: {apt_hint('chromium')} "
+                                    f"(or point {CHROMIUM_ENV} at a Chromium executable)")
         self.browser = await self._playwright.chromium.launch(
-            headless=True, executable_path=chromium_path(), args=list(LAUNCH_ARGS))
+            headless=True, executable_path=executable, args=list(LAUNCH_ARGS))
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = 120.0) -> T:
         """Run ``coro`` on the browser's loop and return its result (re-raising its error)."""
