@@ -13,12 +13,23 @@ import json
 import sys
 from typing import Any
 
+from userbench_env.analysis.plots import require_matplotlib
+from userbench_env.errors import UserError
+
 
 def _records(args: argparse.Namespace) -> list[dict[str, Any]]:
-    from userbench_env.analysis.load import load_records, reprice
+    """The stores' records (repriced with ``--prices``); unreadable lines are a warning on
+    stderr, or with ``--strict`` an error."""
+    from userbench_env.analysis.load import read_runs, reprice
+    from userbench_env.errors import UserError
 
-    records = load_records(args.runs)
-    return reprice(records, args.prices) if args.prices else records
+    runs = read_runs(args.runs)
+    warning = runs.warning()
+    if warning and args.strict:
+        raise UserError(f"{warning} (--strict)")
+    if warning:
+        print(f"userbench {args.command}: warning: {warning}", file=sys.stderr)
+    return reprice(runs.records, args.prices) if args.prices else runs.records
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -26,11 +37,9 @@ def run_report(args: argparse.Namespace) -> int:
     from userbench_env.analysis.report import build_report
     from userbench_env.analysis.tables import report_text
 
-    try:
-        report = build_report(_records(args), min_side=args.min_side)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"userbench report: {exc}", file=sys.stderr)
-        return 2
+    if args.plots:
+        require_matplotlib()  # before any output
+    report = build_report(_records(args), min_side=args.min_side)
     print(json.dumps(report, indent=2) if args.json else report_text(report))
     if args.plots:
         from userbench_env.analysis.plots import report_figures
@@ -45,19 +54,16 @@ def run_frontier(args: argparse.Namespace) -> int:
     from userbench_env.analysis import frontier as fr
     from userbench_env.analysis.tables import format_table
 
-    try:
-        if args.points:
-            points = fr.read_points(args.points)
-        elif args.runs:
-            from userbench_env.analysis.report import build_report
+    if args.plots:
+        require_matplotlib()  # before any output
+    if args.points:
+        points = fr.read_points(args.points)
+    elif args.runs:
+        from userbench_env.analysis.report import build_report
 
-            points = fr.points_from_report(build_report(_records(args)))
-        else:
-            print("userbench frontier: give run stores or --points FILE.csv", file=sys.stderr)
-            return 2
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"userbench frontier: {exc}", file=sys.stderr)
-        return 2
+        points = fr.points_from_report(build_report(_records(args)))
+    else:
+        raise UserError("give run stores or --points FILE.csv")
     qs = args.q or [0.5, 0.8, 0.9]
     result = fr.frontier_result(points, qs)
     if args.json:
@@ -84,6 +90,8 @@ def run_frontier(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prices", help="reprice from tokens with this override file (JSON/YAML, $ per 1M tokens)")
+    p.add_argument("--strict", action="store_true",
+                   help="fail on any unreadable line in a run store (default: skip them with a warning)")
     p.add_argument("--plots", metavar="DIR", help="write PNG figures into DIR")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
@@ -92,7 +100,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``report`` and ``frontier`` subcommands."""
     rep = subparsers.add_parser("report", help="UserProxyBench tables from run stores")
     rep.add_argument("runs", nargs="+", help="JSONL run store(s)")
-    rep.add_argument("--min-side", type=int, default=5, help="episodes per side for a family-effect cell")
+    rep.add_argument("--min-side", type=int, default=5, help="least episodes per side for a family-effect cell")
     _common(rep)
     rep.set_defaults(func=run_report)
     fro = subparsers.add_parser("frontier", help="cost-fidelity frontier and proxy selection")

@@ -2,23 +2,60 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable
+from typing import Any, Iterable, NamedTuple
 
+from userbench_env.errors import UserError
 from userbench_env.runner.store import EpisodeStore
 
 
-def load_records(paths: Iterable[str | os.PathLike[str]]) -> list[dict[str, Any]]:
-    """The latest record per key over ``paths`` (a later file or line supersedes), in first-seen order.
+class NotARunStore(UserError, ValueError):
+    """A file given as a run store holds no episode record (e.g. a CSV)."""
 
-    Raises ``FileNotFoundError`` naming a missing store.
+
+class Runs(NamedTuple):
+    """Records read from run stores, and the lines that could not be read, per store."""
+
+    records: list[dict[str, Any]]
+    unreadable: dict[str, int]
+
+    def warning(self) -> str | None:
+        """One line naming the unreadable lines per store, or ``None`` when there are none."""
+        bad = {path: n for path, n in self.unreadable.items() if n}
+        if not bad:
+            return None
+        return "skipped unreadable lines (torn or corrupt): " + ", ".join(f"{n} in {path}" for path, n in bad.items())
+
+
+def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
+    """The latest record per key over ``paths`` (a later file or line supersedes), in first-seen order,
+    with the count of unreadable lines per store.
+
+    Raises ``FileNotFoundError`` naming a missing store and :class:`NotARunStore` for a
+    non-empty file none of whose lines is an episode record (a JSON object with a ``key``).
     """
     latest: dict[str, dict[str, Any]] = {}
+    unreadable: dict[str, int] = {}
     for path in paths:
         store = EpisodeStore(path)
         if not store.path.is_file():
             raise FileNotFoundError(f"no run store at {store.path}")
-        latest.update(store.latest())
-    return list(latest.values())
+        records, keyless = [], 0
+        for record in store.records():
+            if "key" in record:
+                records.append(record)
+            else:
+                keyless += 1
+        unreadable[str(store.path)] = store.unreadable + keyless
+        if not records and unreadable[str(store.path)]:
+            raise NotARunStore(f"{store.path} is not a run store: none of its lines is an episode record "
+                               "(one JSON object with a 'key' per line, as `userbench eval` writes)")
+        latest.update((r["key"], r) for r in records)
+    return Runs(list(latest.values()), unreadable)
+
+
+def load_records(paths: Iterable[str | os.PathLike[str]]) -> list[dict[str, Any]]:
+    """The records of :func:`read_runs` (unreadable lines skipped)."""
+    return read_runs(paths).records
 
 
 def reprice(records: list[dict[str, Any]], prices: Any) -> list[dict[str, Any]]:

@@ -5,12 +5,18 @@ import os
 from pathlib import Path
 from typing import Any
 
+from userbench_env.errors import require_module
+
+
+def require_matplotlib() -> None:
+    """Raise :class:`~userbench_env.errors.MissingDependency` naming the ``plot`` extra without matplotlib."""
+    require_module("matplotlib", "plots", "plot")
+
 
 def _pyplot() -> Any:
-    try:
-        import matplotlib
-    except ImportError as exc:  # an optional extra
-        raise RuntimeError("plots need matplotlib: pip install 'userbench-env[plot]'") from exc
+    require_matplotlib()
+    import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

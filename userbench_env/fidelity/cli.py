@@ -145,6 +145,7 @@ def run_validate(args: argparse.Namespace) -> int:
     table = validate_fidelity(
         args.domain, args.source, args.episodes, args.seed, args.modes, args.rate,
         split=args.split, clean_episodes=args.clean_episodes, judge=_model_option(args, "judge"), phrasing=args.phrasing,
+        data_path=args.data_path,
     )
     if args.json:
         Path(args.json).write_text(json.dumps(table, indent=1) + "\n", encoding="utf-8")
@@ -177,7 +178,7 @@ def run_generate_rubrics(args: argparse.Namespace) -> int:
     from userbench_env.tasks import load_tasks
 
     try:
-        tasks = load_tasks(args.domain, args.source, None if args.split == "all" else args.split)
+        tasks = load_tasks(args.domain, args.source, None if args.split == "all" else args.split, path=args.data_path)
     except ValueError as exc:  # an unknown domain or split
         print(str(exc), file=sys.stderr)
         return 2
@@ -219,6 +220,8 @@ def _model_arguments(parser: argparse.ArgumentParser, role: str, required: bool)
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``validate-fidelity``, ``grade`` and ``generate-rubrics`` subcommands."""
+    from userbench_env.cli import add_source_arguments
+
     validate = subparsers.add_parser("validate-fidelity", help="measure rule recall and false positives with a perturbed user")
     validate.add_argument("--domain", help="domain of the perturbed validation (not needed with --corpus)")
     validate.add_argument("--corpus", nargs="?", const="", metavar="DIR",
@@ -226,11 +229,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                "and the perturbed proxy's template and natural banks beside it")
     validate.add_argument("--phrasing", choices=["template", "natural"], default="template",
                           help="phrasing bank of the injected violations")
-    validate.add_argument("--source", choices=["bundled", "tau2"], default="tau2")
+    add_source_arguments(validate)
     validate.add_argument("--split", default="default", help="task split (default: the source's default)")
     validate.add_argument("--episodes", type=int, default=300, help="perturbed episodes (per domain with --corpus; 0: none)")
     validate.add_argument("--clean-episodes", type=int, help="clean episodes (default: every task once)")
-    validate.add_argument("--seed", type=int, default=0)
+    validate.add_argument("--seed", type=int, default=0, help="seed of the injections and the task order")
     validate.add_argument("--modes", default="all", help="modes, families or 'all' (comma-separated)")
     validate.add_argument("--rate", type=float, default=0.3, help="injection probability per user turn")
     validate.add_argument("--json", help="write the table as JSON here")
@@ -245,8 +248,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grade.set_defaults(func=run_grade)
 
     rubrics = subparsers.add_parser("generate-rubrics", help="write reviewed LLM rubrics (judge criteria) per task")
-    rubrics.add_argument("--domain", required=True)
-    rubrics.add_argument("--source", choices=["bundled", "tau2"], default="tau2")
+    rubrics.add_argument("--domain", required=True, help="domain whose tasks get rubrics (e.g. retail)")
+    add_source_arguments(rubrics)
     rubrics.add_argument("--split", default="default", help="task split (default: the source's default; 'all': every task)")
     rubrics.add_argument("--tasks", help="only these task ids (comma-separated)")
     rubrics.add_argument("--out", required=True, help="rubric root folder (envs load it with rubrics=<out>)")

@@ -68,8 +68,10 @@ def validate_fidelity(
     judge: Any = None,
     progress: Callable[[int, int], None] | None = None,
     phrasing: str = "template",
+    data_path: str | None = None,
 ) -> dict[str, Any]:
-    """The validation table of one domain (see the module docstring).
+    """The validation table of one domain (see the module docstring); ``data_path`` is the
+    tau2 data folder for ``source="tau2"`` (default ``$USERBENCH_TAU2_DATA``).
 
     Returns ``{"modes": {mode: {"injected", "detected", "recall", "coverage"}},
     "clean_episodes", "false_positive_rate", "clean_violations", "perturbed_episodes",
@@ -82,7 +84,7 @@ def validate_fidelity(
     wanted = resolve_modes(modes)
     grader = judge_for(judge) if judge is not None else None
     perturbed = PerturbedUserProxy("scripted", wanted, rate, seed, phrasing)
-    env = ConversationEnv(domain, task_source=source, split=split, user_proxy=perturbed)
+    env = ConversationEnv(domain, task_source=source, split=split, user_proxy=perturbed, data_path=data_path)
     tasks = [t.id for t in env.tasks]
     injected: Counter[str] = Counter()
     detected: Counter[str] = Counter()
@@ -98,7 +100,7 @@ def validate_fidelity(
                 detected[mode] += judge_fails(grader, mode, env)
         if progress is not None:
             progress(n + 1, episodes)
-    clean_env = ConversationEnv(domain, task_source=source, split=split, user_proxy="scripted")
+    clean_env = ConversationEnv(domain, task_source=source, split=split, user_proxy="scripted", data_path=data_path)
     judged_modes = [m for m in wanted if TAXONOMY[m].coverage == "judge" and injected[m]]
     n_clean = len(tasks) if clean_episodes is None else clean_episodes
     flagged = judge_flagged = 0

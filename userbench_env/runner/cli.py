@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
         limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns, out=args.out,
-        retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path,
+        retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path, judge=args.judge,
         proxy_options=options, agent_options=agent_options,
     )
     try:
@@ -64,18 +64,20 @@ def run(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``eval`` subcommand."""
+    from userbench_env.cli import add_source_arguments
+
     p = subparsers.add_parser("eval", help="evaluate user proxies x agent x domains (resumable JSONL store)")
     p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, direct:<model>, perturbed:<modes>@<rate>+<base>, replay:<file>")
     p.add_argument("--agent", default="scripted", help="agent spec: scripted (default), litellm:<model>, direct:<model>")
     p.add_argument("--domain", action="append", help="domain (repeat; default: every bundled domain)")
-    p.add_argument("--source", choices=["bundled", "tau2"], default="bundled", help="task source")
+    add_source_arguments(p)
     p.add_argument("--split", default="default", help="task split ('all' for every task)")
     p.add_argument("--task-id", action="append", help="only these task ids (repeat)")
     p.add_argument("--limit", type=int, help="at most N tasks per domain")
     p.add_argument("--trials", type=int, default=1, help="trials per task (seed = trial)")
     p.add_argument("--concurrency", type=int, default=8, help="episodes in flight (per worker with --backend ray)")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
-                   help="where episodes run: this process, or Ray actors (pip install 'userbench-env[ray]')")
+                   help="where episodes run: this process, or Ray actors (needs the ray extra: pip install -e '.[ray]')")
     p.add_argument("--ray-address", help="Ray cluster address (default: the RAY_ADDRESS cluster, else a local one)")
     p.add_argument("--workers", type=int, help="Ray actors (default: one per cluster CPU)")
     p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")
@@ -86,7 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--agent-api-key", help="API key for a litellm/direct agent")
     p.add_argument("--api-key", help="API key for litellm proxies (default: the provider's env var)")
     p.add_argument("--prices", help="price override file (JSON/YAML: model -> {input, output} $ per 1M tokens)")
-    p.add_argument("--data-path", help="tau2 data folder (default: $USERBENCH_TAU2_DATA)")
+    p.add_argument("--judge", help="judge criteria: 'deferred' (left pending for `userbench grade`) or a litellm "
+                                   "model spec (default: rules only, judge criteria not graded)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run and summary as JSON")
     p.set_defaults(func=run)

@@ -49,7 +49,8 @@ class EvalConfig(BaseModel):
     ``price_override``, ``timeout``, ...); ``agent_options`` to an agent built from an LLM
     spec (same keys). ``hosting`` names how the user model is
     served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
-    ``api``) unless given per proxy.
+    ``api``) unless given per proxy. ``judge`` grades the judge criteria: ``None`` (rules
+    only), ``"deferred"`` (left pending for ``userbench grade``) or a litellm model spec.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -68,6 +69,7 @@ class EvalConfig(BaseModel):
     retry_errors: bool = False
     progress: bool = True
     data_path: str | None = None
+    judge: str | None = None
     proxy_options: dict[str, Any] = Field(default_factory=dict)
     agent_options: dict[str, Any] = Field(default_factory=dict)
     hosting: dict[str, str] = Field(default_factory=dict)
@@ -154,7 +156,7 @@ def env_factory(config: EvalConfig) -> Any:
         ensure_proxy_kind(proxy)  # a fresh (e.g. Ray worker) process may not know the kind yet
         return ConversationEnv(
             domain, config.source, split=None, user_proxy=make_proxy(proxy, **proxy_options(proxy, config)),
-            max_turns=config.max_turns, data_path=config.data_path,
+            max_turns=config.max_turns, data_path=config.data_path, judge=config.judge,
         )
 
     return make_env

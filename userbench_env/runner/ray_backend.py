@@ -19,10 +19,11 @@ import time
 from types import ModuleType
 from typing import Any, Iterable
 
+from userbench_env.errors import extra_hint
 from userbench_env.runner.engine import EnvFactory, EnvPool, Job, Player, RecordSink, drain_jobs, play_job
 from userbench_env.runner.record import crash_record
 
-MISSING_RAY = "the ray backend needs Ray, which is not installed: pip install 'userbench-env[ray]'"
+MISSING_RAY = f"the ray backend needs Ray, which is not installed: {extra_hint('ray')}"
 
 
 def import_ray() -> ModuleType:

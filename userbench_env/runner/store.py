@@ -24,22 +24,33 @@ class EpisodeStore:
     def __init__(self, path: str | os.PathLike[str]):
         self.path = Path(path)
         self._lock = threading.Lock()
+        #: lines the last complete :meth:`records` pass skipped (torn tail, not a JSON object)
+        self.unreadable = 0
 
     def records(self) -> Iterator[dict[str, Any]]:
-        """Every complete record in file order (a torn last line is skipped)."""
+        """Every complete record (a JSON object) in file order.
+
+        A torn last line, a line that is not JSON and a JSON value that is not an object
+        are skipped; when the pass ends, :attr:`unreadable` holds how many were.
+        """
+        self.unreadable = skipped = 0
         if not self.path.exists():
             return
-        with self.path.open("r", encoding="utf-8") as handle:
+        with self.path.open("r", encoding="utf-8", errors="replace") as handle:
             for line in handle:
-                if not line.endswith("\n"):
-                    break  # torn tail of a killed writer
+                torn = not line.endswith("\n")  # the tail of a killed writer
                 line = line.strip()
                 if not line:
                     continue
                 try:
-                    yield json.loads(line)
+                    record = None if torn else json.loads(line)
                 except json.JSONDecodeError:
-                    continue
+                    record = None
+                if isinstance(record, dict):
+                    yield record
+                else:
+                    skipped += 1
+        self.unreadable = skipped
 
     def latest(self) -> dict[str, dict[str, Any]]:
         """The last record of each key (a retried episode supersedes its error)."""

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 
+from userbench_env.cli import add_source_arguments
+from userbench_env.errors import UserError
 from userbench_env.serve.faults import FaultSchedule
 from userbench_env.serve.responders import CannedResponder, Responder, ScriptedUserResponder
 from userbench_env.serve.server import ChatServer
@@ -23,10 +25,10 @@ def build_responder(args: argparse.Namespace) -> Responder:
     if args.responder == "canned":
         return CannedResponder(args.reply or ["OK."])
     if not args.domain:
-        raise SystemExit("--responder scripted-user needs --domain")
+        raise UserError("--responder scripted-user needs --domain")
     from userbench_env.tasks import load_tasks
 
-    return ScriptedUserResponder(load_tasks(args.domain, source=args.source, split=None))
+    return ScriptedUserResponder(load_tasks(args.domain, source=args.source, split=None, path=args.data_path))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +44,10 @@ def run(args: argparse.Namespace) -> int:
     )
 
     async def main() -> None:
-        await server.start()
+        try:
+            await server.start()
+        except OSError as exc:  # port taken, address not ours, no permission
+            raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
         print(f"serving {args.responder} at {server.base_url}/chat/completions (Ctrl-C to stop)", flush=True)
         try:
             await asyncio.Event().wait()
@@ -59,11 +64,12 @@ def run(args: argparse.Namespace) -> int:
 def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``serve`` subcommand."""
     parser = subparsers.add_parser("serve", help="run a local OpenAI-compatible chat server (scripted or canned)")
-    parser.add_argument("--responder", choices=["scripted-user", "canned"], default="scripted-user")
+    parser.add_argument("--responder", choices=["scripted-user", "canned"], default="scripted-user",
+                        help="answer as our scripted user of the task in the conversation, or with canned replies")
     parser.add_argument("--domain", help="domain of the scripted user's tasks (e.g. airline)")
-    parser.add_argument("--source", choices=["bundled", "tau2"], default="bundled", help="task source")
-    parser.add_argument("--reply", action="append", help="a canned reply (repeat for a sequence)")
-    parser.add_argument("--host", default="127.0.0.1")
+    add_source_arguments(parser)
+    parser.add_argument("--reply", action="append", help="a canned reply (repeat for a sequence; default 'OK.')")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds before every answer")
     parser.add_argument("--faults", help="fault schedule, e.g. '429,500' (once) or '500*' (repeated)")
