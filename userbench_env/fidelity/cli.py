@@ -91,6 +91,9 @@ def format_corpus(report: dict[str, Any]) -> str:
         for miss in row["misses"]:
             logged = f" [logged: {', '.join(miss['logged'])}]" if miss["logged"] else ""
             lines.append(f"MISS {mode} {miss['id']} turn {miss['turn']}{logged}: {miss['text']}")
+        for wrong in row.get("wrong_modes", []):
+            lines.append(f"WRONG MODE {mode} {wrong['id']} turn {wrong['turn']} [logged: {', '.join(wrong['logged'])}]: "
+                         f"{wrong['text']}")
     for alarm in corpus["false_alarms"]:
         lines.append(f"FALSE ALARM {alarm['mode']} {alarm['id']} turn {alarm['turn']}: {alarm['text']}")
     return "\n".join(lines)

@@ -203,7 +203,9 @@ class _TracingReplay(ReplayUserProxy):
 
 class CaseResult(BaseModel):
     """What one replay gave: the env turn of each replayed entry, the logged violations
-    (``{"mode", "turn"}``, env turns), the reward and termination, or a replay error."""
+    (``{"mode", "turn"}``, env turns), the env's final step reward (the task reward, or
+    the reward without NL assertions when those are left to a judge) and termination, or
+    a replay error."""
 
     id: str
     replayed_at: list[int] = Field(default_factory=list)
@@ -262,13 +264,14 @@ def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
         agent = ScriptedAgent()
         observation, info = env.reset(options={"task_id": case.task_id})
         agent.reset(core.task)
+        reward = 0.0
         while "episode" not in info:
-            observation, _, _, _, info = env.step(agent.act(observation, info))
+            observation, reward, _, _, info = env.step(agent.act(observation, info))
     except Exception as exc:  # an unknown task or split, a script the env rejects
         return CaseResult(id=case.id, replayed_at=proxy.replayed_at, error=f"{type(exc).__name__}: {exc}")
     episode = info["episode"]
     result = CaseResult(id=case.id, replayed_at=proxy.replayed_at, events=core.tracker.events(),
-                        reward=episode.get("reward"), termination=episode.get("termination"), error=episode.get("error"))
+                        reward=float(reward), termination=episode.get("termination"), error=episode.get("error"))
     left = len(case.turns) - len(proxy.replayed_at)
     if result.error is None and left:
         result.error = f"the episode ended ({result.termination}) with {left} scripted turn(s) left unreplayed"
@@ -300,8 +303,9 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
 
     Returns ``{"cases", "clean_episodes", "false_alarm_episodes", "false_alarm_rate",
     "false_alarm_ci", "false_alarms": [{"id", "mode", "turn", "text"}], "modes": {mode:
-    {"coverage", "cases", "detected", "recall", "ci", "wrong_mode", "false_alarms",
-    "false_alarm_rate", "misses": [{"id", "turn", "text", "logged"}]}}, "replay_errors":
+    {"coverage", "cases", "detected", "recall", "ci", "wrong_mode", "wrong_modes": [{"id", "turn",
+    "text", "logged"}], "false_alarms", "false_alarm_rate", "misses": [{"id", "turn", "text",
+    "logged"}]}}, "replay_errors":
     [{"id", "origin", "error"}], "clean_reward_failures": [{"id", "reward"}],
     "by_domain": {domain: {"cases", "clean", "violations"}}}``. ``detected``/``recall`` are
     None for a judge-only mode without a judge; recall is None for a mode with no case.
@@ -309,7 +313,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
     from userbench_env.fidelity.grading import judge_for
 
     grader = judge_for(judge) if judge is not None else None
-    modes: dict[str, dict[str, Any]] = defaultdict(lambda: {"cases": 0, "detected": 0, "wrong_mode": 0, "misses": [],
+    modes: dict[str, dict[str, Any]] = defaultdict(lambda: {"cases": 0, "detected": 0, "wrong_mode": 0, "misses": [], "wrong_modes": [],
                                                             "false_alarms": 0})
     errors: list[dict[str, Any]] = []
     false_alarms: list[dict[str, Any]] = []
@@ -351,8 +355,10 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
             elif found is False:
                 row["misses"].append({"id": case.id, "turn": label.turn, "text": _text(case, label.turn),
                                       "logged": sorted(logged)})
-            if any((label.turn, other) not in labelled for other in logged if other != label.mode):
+            others = sorted(other for other in logged if other != label.mode and (label.turn, other) not in labelled)
+            if others:
                 row["wrong_mode"] += 1
+                row["wrong_modes"].append({"id": case.id, "turn": label.turn, "text": _text(case, label.turn), "logged": others})
     table: dict[str, Any] = {}
     for mode in [m for m in TAXONOMY if m in modes]:
         row = modes[mode]
@@ -365,6 +371,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
             "recall": recall,
             "ci": wilson(row["detected"], row["cases"]) if recall is not None else None,
             "wrong_mode": row["wrong_mode"],
+            "wrong_modes": row["wrong_modes"],
             "false_alarms": row["false_alarms"],
             "false_alarm_rate": row["false_alarms"] / clean if clean else None,
             "misses": row["misses"],
