@@ -88,7 +88,7 @@ def test_agent_faults_are_retried_then_exhausted_as_agent_errors(fault: str) -> 
         action = llm.act("Hi, I need help.", {"system_prompt": "policy", "tools": []})
         assert action["tool_calls"][0]["function"] == {"name": "get_user_details",
                                                        "arguments": json.dumps({"user_id": "emma_kim_9957"})}
-        with pytest.raises(AgentError, match="openai/local-agent: failed after 2 attempts"):
+        with pytest.raises(AgentError, match=r"openai/local-agent at http://127\.0\.0\.1:\d+/v1/chat/completions: failed after 2 attempts"):
             llm.act("Here it is.", {})
     assert server.stats.faults == {fault: 3, "ok": 1}
 

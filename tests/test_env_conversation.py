@@ -134,12 +134,26 @@ class _Failing(ScriptedUserProxy):
         return super().respond(view)
 
 
-def test_proxy_error_ends_the_episode_with_an_error_not_an_exception():
-    env = _env(user_proxy=_Failing())
+def test_proxy_error_is_recorded_in_the_episode_under_record():
+    env = _env(user_proxy=_Failing(), on_proxy_error="record")
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("How can I help?")
     assert terminated and reward == 0.0 and observation == ""
     assert info["episode"]["error"] == "ProxyError: provider down" and info["episode"]["termination"] == "error"
+
+
+def test_proxy_error_is_raised_by_default_and_the_episode_is_over():
+    env = _env(user_proxy=_Failing())
+    env.reset(options={"task_id": "0"})
+    with pytest.raises(ProxyError, match="provider down"):
+        env.step("How can I help?")
+    observation, reward, terminated, truncated, info = env.step("Still there?")  # the ended episode stays ended
+    assert terminated and observation == "" and info["episode"]["termination"] == "error"
+
+
+def test_bad_on_proxy_error_is_refused():
+    with pytest.raises(ValueError, match="on_proxy_error"):
+        _env(on_proxy_error="ignore")
 
 
 class _ToolLooper(ScriptedUserProxy):

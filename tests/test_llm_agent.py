@@ -132,7 +132,7 @@ def test_faults_are_retried_then_the_turn_succeeds(fault: str) -> None:
 def test_exhausted_retries_raise_a_clear_agent_error(fault: str) -> None:
     with ChatServer(CannedResponder([CALL]), faults=FaultSchedule([fault], repeat=True), hang_seconds=30) as server:
         agent = llm_agent(server, timeout=2.0, max_retries=2)
-        with pytest.raises(AgentError, match="openai/local-agent: failed after 3 attempts"):
+        with pytest.raises(AgentError, match=r"openai/local-agent at http://127\.0\.0\.1:\d+/v1: failed after 3 attempts"):
             agent.act("Hi", {"system_prompt": "policy"})
         assert agent.chat == [{"role": "system", "content": "policy"}]  # the failed turn left no trace
     assert server.stats.faults == {fault: 3}
@@ -178,7 +178,7 @@ def test_llm_agent_as_the_counterpart_of_the_user_side_env(task) -> None:
 def test_provider_outage_ends_the_user_side_episode_with_a_flagged_error(task) -> None:
     with ChatServer(AgentReplayResponder(task)) as server:
         agent = llm_agent(server, max_retries=1)
-        env = UserSideEnv("airline", task_source="tau2", agent=agent)
+        env = UserSideEnv("airline", task_source="tau2", agent=agent, on_proxy_error="record")
         observation, info = env.reset(options={"task_id": TASK_ID})
         observation, reward, terminated, truncated, info = env.step("Hi, I want to change my flights.")
         assert not terminated and observation == "Here is the information you asked for: 1628."
@@ -188,7 +188,8 @@ def test_provider_outage_ends_the_user_side_episode_with_a_flagged_error(task) -
     assert terminated and not truncated and reward == 0.0 and observation == ""
     episode = info["episode"]
     assert episode["termination"] == "error" and episode["reward"] == 0.0
-    assert episode["error"].startswith("AgentError: openai/local-agent: failed after 2 attempts")
+    assert episode["error"].startswith("AgentError: llm-agent openai/local-agent at http://127.0.0.1:")
+    assert "failed after 2 attempts" in episode["error"]
     assert server.stats.faults == {"ok": 6, "500": 2}
 
 

@@ -281,7 +281,7 @@ def test_airline_episode_ends_with_an_error_when_retries_run_out(airline_tasks) 
     task = next(t for t in airline_tasks if t.id == "8")
     with ChatServer(ScriptedUserResponder(airline_tasks)) as server:
         proxy = make_proxy(server, max_retries=2)
-        env = ConversationEnv("airline", task_source="tau2", user_proxy=proxy)
+        env = ConversationEnv("airline", task_source="tau2", user_proxy=proxy, on_proxy_error="record")
         observation, info = env.reset(seed=3, options={"task_id": task.id})
         assert observation.startswith("Hi.") and "episode" not in info
         server.faults = FaultSchedule(["503"], repeat=True)

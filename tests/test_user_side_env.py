@@ -207,8 +207,15 @@ class Broken(ScriptedAgent):
         raise AgentError("provider down")
 
 
-def test_agent_error_is_flagged_not_raised():
+def test_agent_error_is_raised_by_default():
     env = _env(agent=Broken())
+    env.reset(options={"task_id": "0"})
+    with pytest.raises(AgentError, match="provider down"):
+        env.step("Hi.")
+
+
+def test_agent_error_is_flagged_not_raised_under_record():
+    env = _env(agent=Broken(), on_proxy_error="record")
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Hi.")
     assert terminated and reward == 0.0 and observation == ""

@@ -8,29 +8,37 @@ self-hosted OpenAI-compatible server with no litellm in the call path). It runs 
 call, blocking (:meth:`LLMCaller.complete`) or not (:meth:`LLMCaller.acomplete`),
 with the same semantics whichever the transport.
 
+Every request carries ``max_tokens`` (:data:`DEFAULT_MAX_TOKENS` unless set; ``None``
+sends none) so a reply without an end token cannot keep a server generating, and every
+call has a whole-call deadline (``timeout``, see :mod:`userbench_env.transport`).
+
 Every answered reply is counted and priced (into the caller's ``usage`` and a per-turn
 :class:`~userbench_env.proxies.base.Usage`), including replies the role's parser then
 rejects as :class:`MalformedReply`. Provider faults (HTTP 429, 5xx, timeouts,
 connection errors, malformed replies) are retried with exponential backoff; after
-``max_retries`` retries, or at once for a request the provider rejects as invalid
-(:data:`FATAL_STATUSES`), the role's error type (``llm_error``) is raised. litellm is
+``max_retries`` retries, or at once for a misconfiguration (a request the provider
+rejects as invalid, :data:`FATAL_STATUSES`, or missing credentials), the role's error
+type (``llm_error``) is raised, naming the role, the model and the endpoint. litellm is
 imported inside litellm calls only.
 """
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from userbench_env.pricing import PriceSource, PriceTable, load_prices
 from userbench_env.proxies.base import Usage
-from userbench_env.transport import MalformedReply, make_transport
+from userbench_env.transport import ConfigurationError, MalformedReply, make_transport
 
-__all__ = ["FATAL_STATUSES", "LLMCaller", "MalformedReply", "first_message"]
+__all__ = ["DEFAULT_MAX_TOKENS", "FATAL_STATUSES", "LLMCaller", "MalformedReply", "first_message"]
 
 #: HTTP statuses meaning the request itself is wrong: retrying cannot help.
 FATAL_STATUSES = frozenset({400, 401, 403, 404, 422})
+#: the completion-token cap of every request unless the caller sets one (a user or agent turn is short)
+DEFAULT_MAX_TOKENS = 1024
 
 T = TypeVar("T")
 
@@ -69,12 +77,26 @@ class LLMCaller:
         price_override: PriceSource = None,
         extra: dict[str, Any] | None = None,
         transport: str = "litellm",
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        api_key_env: str | None = None,
     ) -> None:
         """Store the settings (``temperature`` None: the provider's default). Retry ``n`` waits ``backoff * 2**n`` s (at most ``max_backoff``);
-        ``timeout`` is per call; ``extra`` is added to every request unchanged (e.g. ``max_tokens``);
-        ``transport`` names how requests travel (``litellm`` or ``direct``, which needs ``base_url``)."""
+        ``timeout`` bounds each whole call in seconds; ``max_tokens`` caps each reply (``None``: no cap sent);
+        ``extra`` is added to every request unchanged; ``transport`` names how requests travel
+        (``litellm`` or ``direct``, which needs ``base_url``); ``api_key_env`` names the
+        environment variable holding the key (read now; ``ValueError`` when unset)."""
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
+        if not timeout > 0:
+            raise ValueError("timeout must be > 0 seconds")
+        if max_tokens is not None and max_tokens < 1:
+            raise ValueError("max_tokens must be >= 1 (or None for no cap)")
+        if api_key_env is not None:
+            if api_key is not None:
+                raise ValueError("give api_key or api_key_env, not both")
+            api_key = os.environ.get(api_key_env)
+            if not api_key:
+                raise ValueError(f"api_key_env names {api_key_env}, which is not set")
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
@@ -84,6 +106,7 @@ class LLMCaller:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self.prices: PriceTable = load_prices(price_override)
+        self.max_tokens = max_tokens
         self.extra = dict(extra or {})
         self.transport = make_transport(transport, base_url, api_key, timeout)
         self.pricer = self.transport.pricer(model, self.prices)
@@ -91,12 +114,14 @@ class LLMCaller:
     def chat_request(
         self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, seed: int | None = None
     ) -> dict[str, Any]:
-        """The chat-completions body for ``messages``: model, temperature, tools with
-        ``tool_choice="auto"``, the seed when given (litellm drops it for providers that
-        take none), then ``extra``. Endpoint, key and timeout are the transport's."""
+        """The chat-completions body for ``messages``: model, temperature, ``max_tokens``,
+        tools with ``tool_choice="auto"``, the seed when given (litellm drops it for
+        providers that take none), then ``extra``. Endpoint, key and timeout are the transport's."""
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self.temperature is not None:
             body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
         if tools:
             body["tools"] = tools
             body["tool_choice"] = "auto"
@@ -116,13 +141,21 @@ class LLMCaller:
         turn_usage.add(call)
         self.usage.add(call)
 
+    @property
+    def where(self) -> str:
+        """``<role> <model> at <endpoint>``, the prefix of every error this caller raises."""
+        role = getattr(self, "name", type(self).__name__)
+        return f"{role} {self.model} at {self.transport.endpoint(self.model)}"
+
     def _retry_delay(self, attempt: int, exc: Exception) -> float:
         """Seconds to wait before the next attempt, or ``llm_error`` when giving up."""
+        if isinstance(exc, ConfigurationError):
+            raise self.llm_error(f"{self.where}: {exc}") from exc
         status = getattr(exc, "status_code", None)
         if status in FATAL_STATUSES and not isinstance(exc, MalformedReply):
-            raise self.llm_error(f"{self.model}: request rejected ({status}): {exc}") from exc
+            raise self.llm_error(f"{self.where}: request rejected ({status}), not retried: {exc}") from exc
         if attempt >= self.max_retries:
-            raise self.llm_error(f"{self.model}: failed after {attempt + 1} attempts: {type(exc).__name__}: {exc}") from exc
+            raise self.llm_error(f"{self.where}: failed after {attempt + 1} attempts: {type(exc).__name__}: {exc}") from exc
         return min(self.backoff * 2**attempt, self.max_backoff)
 
     def complete(self, body: dict[str, Any], parse: Callable[[Any], T], turn_usage: Usage) -> T:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 
 import gymnasium as gym
+from gymnasium.envs.registration import WrapperSpec
 
 NAMESPACE = "UserBench"
 
@@ -30,13 +31,30 @@ ENV_SPECS: dict[str, tuple[str, dict[str, str]]] = {
 }
 
 
+#: entry points whose envs take ``on_proxy_error`` (an LLM user or counterpart agent may fail)
+CONVERSATION_ENTRY_POINTS = frozenset({
+    "userbench_env.envs.conversation:ConversationEnv",
+    "userbench_env.envs.user_side:UserSideEnv",
+})
+
+
+def is_conversation_env(env_id: str) -> bool:
+    """Whether ``env_id`` (registered) is an agent-side or user-side conversation env."""
+    return gym.spec(env_id).entry_point in CONVERSATION_ENTRY_POINTS
+
+
+#: the outermost wrapper of every id (``areset``/``astep``, the episode record on a ``TimeLimit`` cut)
+CONVENTIONS = WrapperSpec(name="GymConventions", entry_point="userbench_env.envs.conventions:GymConventions", kwargs={})
+
+
 def register_envs() -> None:
     """Register every env id once; calling it again is a no-op."""
     for name, (entry_point, kwargs) in ENV_SPECS.items():
         env_id = f"{NAMESPACE}/{name}"
         if env_id in gym.registry:
             continue
-        gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=False)
+        gym.register(id=env_id, entry_point=entry_point, kwargs=dict(kwargs), disable_env_checker=False,
+                     additional_wrappers=(CONVENTIONS,))
 
 
 def mark_nondeterministic(env: gym.Env) -> None:

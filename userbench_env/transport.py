@@ -21,16 +21,31 @@ says how a call is priced (``pricer``). Transports never retry: the caller does.
   model string works with both transports. Priced once per caller from the override
   table, else litellm's price map read as data (:func:`~userbench_env.pricing.flat_price`).
 
+Deadlines: ``timeout`` bounds the *whole* call (connect, send and every read), on both
+transports, blocking and not: a server that trickles its answer a byte at a time is cut
+off at the deadline like one that never answers, with :class:`DeadlineExceeded` naming
+the deadline and the endpoint, and the connection is closed so the server sees the
+client leave. (litellm's and ``http.client``'s own timeouts bound each read only.) The
+blocking litellm path runs litellm's async call on one background event loop so that
+cancelling it really drops the request; the blocking direct path arms a shared watchdog
+that shuts the socket down at the deadline.
+
 Errors: an HTTP error status raises :class:`HTTPStatusError` (with ``status_code``, as
 litellm's errors have); a body that is not a chat completion raises
-:class:`MalformedReply`; timeouts and connection errors propagate as they are.
+:class:`MalformedReply`; missing credentials (litellm finds no key for a provider and
+none was given) raise :class:`ConfigurationError` before any request; connection errors
+propagate as they are.
 """
 from __future__ import annotations
 
 import asyncio
+import heapq
 import http.client
+import itertools
 import json
+import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from types import SimpleNamespace
 from typing import Any, Protocol
@@ -49,6 +64,19 @@ class MalformedReply(ValueError):
     """The provider answered, but not with a usable turn."""
 
 
+class ConfigurationError(ValueError):
+    """The call cannot work as configured (e.g. no credentials): retrying cannot help."""
+
+
+class DeadlineExceeded(TimeoutError):
+    """No complete reply within the call's deadline (named in the message, with the endpoint)."""
+
+    def __init__(self, timeout: float, endpoint: str) -> None:
+        super().__init__(f"no complete reply within {timeout:g} s from {endpoint}")
+        self.timeout = timeout
+        self.endpoint = endpoint
+
+
 class HTTPStatusError(RuntimeError):
     """The server answered with an HTTP error status (``status_code``)."""
 
@@ -61,6 +89,10 @@ class Transport(Protocol):
     """What :class:`~userbench_env.completion.LLMCaller` needs from a transport."""
 
     name: str
+
+    def endpoint(self, model: str) -> str:
+        """Where ``model``'s calls go, for messages."""
+        ...
 
     def send(self, body: dict[str, Any]) -> Any:
         """The response to ``body`` (blocking)."""
@@ -75,6 +107,32 @@ class Transport(Protocol):
         ...
 
 
+#: the key sent to a ``base_url`` server when none is given and the provider's variable is unset
+#: (self-hosted OpenAI-compatible servers take any key; the OpenAI client refuses to send none)
+PLACEHOLDER_KEY = "userbench-no-key"
+
+
+class _LoopThread:
+    """One daemon thread running an event loop, for blocking callers of async calls.
+
+    :meth:`run` blocks the calling thread until the coroutine finishes on that loop, so a
+    blocking call can be bounded with ``asyncio.wait_for`` and really cancelled.
+    """
+
+    _lock = threading.Lock()
+    _loop: asyncio.AbstractEventLoop | None = None
+
+    @classmethod
+    def run(cls, coroutine: Any) -> Any:
+        """The result of ``coroutine`` run on the background loop (its exception re-raised)."""
+        with cls._lock:
+            if cls._loop is None or cls._loop.is_closed():
+                loop = asyncio.new_event_loop()
+                threading.Thread(target=loop.run_forever, name="userbench-llm-loop", daemon=True).start()
+                cls._loop = loop
+        return asyncio.run_coroutine_threadsafe(coroutine, cls._loop).result()
+
+
 class LiteLLMTransport:
     """Calls through litellm (see the module docstring); ``base_url``/``api_key`` optional."""
 
@@ -84,6 +142,27 @@ class LiteLLMTransport:
         self.base_url = base_url
         self.api_key = api_key
         self.timeout = timeout
+        self._keys: dict[str, str | None] = {}
+
+    def endpoint(self, model: str) -> str:
+        """Where ``model``'s calls go, for messages: the ``base_url``, else the provider's API."""
+        return self.base_url or f"{model.partition('/')[0]} API"
+
+    def _key(self, model: str) -> str | None:
+        """The key to send for ``model``: the given one; else ``None`` when litellm finds the
+        provider's key in the environment; else :data:`PLACEHOLDER_KEY` for a ``base_url``;
+        else :class:`ConfigurationError` naming the missing variables (checked once per model)."""
+        if self.api_key:
+            return self.api_key
+        if model not in self._keys:
+            check = import_litellm().validate_environment(model=model, api_base=self.base_url)
+            missing = check.get("missing_keys") or []
+            if missing and not self.base_url:
+                raise ConfigurationError(
+                    f"{model}: missing credentials: set {' or '.join(missing)}, or pass an API key "
+                    "(user_proxy_options={'api_key_env': NAME} or api_key)")
+            self._keys[model] = PLACEHOLDER_KEY if missing else None
+        return self._keys[model]
 
     def kwargs(self, body: dict[str, Any]) -> dict[str, Any]:
         """litellm's arguments: the timeout, litellm's retries off, unknown params dropped,
@@ -91,18 +170,26 @@ class LiteLLMTransport:
         kwargs: dict[str, Any] = {"timeout": self.timeout, "max_retries": 0, "drop_params": True}
         if self.base_url:
             kwargs["api_base"] = self.base_url
-        if self.api_key:
-            kwargs["api_key"] = self.api_key
+        key = self._key(str(body.get("model", "")))
+        if key:
+            kwargs["api_key"] = key
         kwargs.update(body)
         return kwargs
 
+    async def _bounded(self, body: dict[str, Any]) -> Any:
+        kwargs = self.kwargs(body)
+        try:
+            return await asyncio.wait_for(import_litellm().acompletion(**kwargs), self.timeout)
+        except asyncio.TimeoutError as exc:
+            raise DeadlineExceeded(self.timeout, self.endpoint(str(body.get("model", "")))) from exc
+
     def send(self, body: dict[str, Any]) -> Any:
-        """``litellm.completion`` of ``body``."""
-        return import_litellm().completion(**self.kwargs(body))
+        """litellm's call of ``body`` within the deadline, blocking (run on the background loop)."""
+        return _LoopThread.run(self._bounded(body))
 
     async def asend(self, body: dict[str, Any]) -> Any:
-        """``litellm.acompletion`` of ``body``."""
-        return await import_litellm().acompletion(**self.kwargs(body))
+        """litellm's call of ``body`` within the deadline, non-blocking."""
+        return await self._bounded(body)
 
     def pricer(self, model: str, prices: PriceSource) -> Pricer:
         """:func:`~userbench_env.pricing.call_cost` per call (tiered prices apply)."""
@@ -165,10 +252,56 @@ async def loop_session() -> Any:
 STALE_CONNECTION = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
 
 
+class _Watchdog:
+    """Shuts down the sockets of blocking calls that pass their deadline: one daemon
+    thread for every call, a heap of ``[deadline, seq, socket, fired]`` entries."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._heap: list[list[Any]] = []
+        self._seq = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, deadline: float, sock: socket.socket) -> list[Any]:
+        """Watch ``sock`` until :meth:`disarm`; shut it down at ``deadline`` (``time.monotonic``)."""
+        entry = [deadline, next(self._seq), sock, False]
+        with self._cond:
+            if self._thread is None or not self._thread.is_alive():  # also after a fork
+                self._thread = threading.Thread(target=self._run, name="userbench-deadlines", daemon=True)
+                self._thread.start()
+            heapq.heappush(self._heap, entry)
+            if self._heap[0] is entry:
+                self._cond.notify()
+        return entry
+
+    def disarm(self, entry: list[Any]) -> bool:
+        """Stop watching; True when the deadline had fired (the socket was shut down)."""
+        with self._cond:
+            entry[2] = None
+            return bool(entry[3])
+
+    def _run(self) -> None:
+        with self._cond:
+            while True:
+                now = time.monotonic()
+                while self._heap and (self._heap[0][2] is None or self._heap[0][0] <= now):
+                    entry = heapq.heappop(self._heap)
+                    if entry[2] is not None:
+                        entry[3] = True
+                        try:
+                            entry[2].shutdown(socket.SHUT_RDWR)
+                        except OSError:  # already closed
+                            pass
+                self._cond.wait(self._heap[0][0] - now if self._heap else None)
+
+
+WATCHDOG = _Watchdog()
+
+
 class DirectTransport:
     """Posts the chat-completions body to an OpenAI-compatible server (module docstring).
 
-    ``timeout`` bounds a whole async call, and each socket operation of a blocking one.
+    ``timeout`` bounds each whole call, blocking or not (module docstring).
     """
 
     name = "direct"
@@ -188,6 +321,10 @@ class DirectTransport:
         self._client_timeout: Any = None
         self._local = threading.local()
 
+    def endpoint(self, model: str) -> str:
+        """Where calls go, for messages: the chat-completions URL."""
+        return self.url
+
     @staticmethod
     def payload(body: dict[str, Any]) -> bytes:
         """The request body on the wire (model without a litellm routing prefix)."""
@@ -205,23 +342,40 @@ class DirectTransport:
 
             self._client_timeout = aiohttp.ClientTimeout(total=self.timeout)
         session = await loop_session()
-        async with session.post(self.url, data=self.payload(body), headers=self.headers,
-                                timeout=self._client_timeout) as answer:
-            raw = await answer.read()
-            status = answer.status
+        try:
+            async with session.post(self.url, data=self.payload(body), headers=self.headers,
+                                    timeout=self._client_timeout) as answer:
+                raw = await answer.read()
+                status = answer.status
+        except asyncio.TimeoutError as exc:  # aiohttp's own timeout errors derive from it
+            raise DeadlineExceeded(self.timeout, self.url) from exc
         return decode_completion(status, raw)
 
     def _connection(self) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
         return kind(self._parts.hostname or "", self._parts.port, timeout=self.timeout)
 
-    def _exchange(self, connection: http.client.HTTPConnection, payload: bytes) -> tuple[int, bytes]:
-        connection.request("POST", self._parts.path, body=payload, headers=self.headers)
-        answer = connection.getresponse()
-        return answer.status, answer.read()
+    def _exchange(self, connection: http.client.HTTPConnection, payload: bytes, deadline: float) -> tuple[int, bytes]:
+        """One request and its whole answer, the socket shut down at ``deadline``."""
+        if connection.sock is None:
+            connection.timeout = max(deadline - time.monotonic(), 0.001)
+            connection.connect()
+        entry = WATCHDOG.arm(deadline, connection.sock)
+        try:
+            connection.request("POST", self._parts.path, body=payload, headers=self.headers)
+            answer = connection.getresponse()
+            return answer.status, answer.read()
+        except BaseException as exc:
+            if WATCHDOG.disarm(entry):
+                raise DeadlineExceeded(self.timeout, self.url) from exc
+            raise
+        finally:
+            if WATCHDOG.disarm(entry):  # fired as the answer completed: the socket is gone
+                connection.close()
 
     def send(self, body: dict[str, Any]) -> Any:
-        """POST over this thread's kept-alive connection (blocking)."""
+        """POST over this thread's kept-alive connection (blocking, within the deadline)."""
+        deadline = time.monotonic() + self.timeout
         payload = self.payload(body)
         connection = getattr(self._local, "connection", None)
         reused = connection is not None
@@ -229,12 +383,12 @@ class DirectTransport:
             connection = self._local.connection = self._connection()
         try:
             try:
-                status, raw = self._exchange(connection, payload)
+                status, raw = self._exchange(connection, payload, deadline)
             except STALE_CONNECTION:
                 if not reused:
                     raise
                 connection.close()
-                status, raw = self._exchange(connection, payload)  # http.client reconnects
+                status, raw = self._exchange(connection, payload, deadline)  # on a new connection
         except BaseException:
             connection.close()  # an unread or broken exchange: start the next call afresh
             self._local.connection = None

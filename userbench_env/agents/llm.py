@@ -29,7 +29,7 @@ import json
 from typing import Any
 
 from userbench_env.agents.base import AgentError
-from userbench_env.completion import LLMCaller, MalformedReply, first_message
+from userbench_env.completion import DEFAULT_MAX_TOKENS, LLMCaller, MalformedReply, first_message
 from userbench_env.core.task import Task
 from userbench_env.pricing import PriceSource
 from userbench_env.proxies.base import Usage
@@ -113,9 +113,11 @@ class LLMAgent(LLMCaller):
         tools: list[dict[str, Any]] | None = None,
         extra: dict[str, Any] | None = None,
         transport: str = "litellm",
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        api_key_env: str | None = None,
     ) -> None:
         self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override,
-                           extra, transport)
+                           extra, transport, max_tokens, api_key_env)
         self.seed = seed
         self.fixed_system_prompt = system_prompt
         self.fixed_tools = tools

@@ -19,8 +19,15 @@ domain world executes tool calls. An explicit state machine, no threads:
   ``###TRANSFER###``, ``###OUT-OF-SCOPE###``; the text is kept) or ``###STOP###`` in
   the agent's text ends the episode (``terminated``); ``max_errors`` tool errors
   (malformed actions included) end it with reward 0; the turn budget ``max_turns``
-  truncates it. A :class:`~userbench_env.proxies.base.ProxyError` ends it with
-  ``info["episode"]["error"]`` set and termination ``error``; it never raises.
+  truncates it. A :class:`~userbench_env.proxies.base.ProxyError` (an infrastructure
+  failure: provider down or misconfigured, timeout after retries) ends the episode
+  with termination ``error`` and ``info["episode"]["error"]`` set; with
+  ``on_proxy_error="raise"`` (the default) ``reset``/``step`` then raise it, its
+  message naming the proxy, model and endpoint, so a misconfigured user fails loudly;
+  with ``"record"`` (what the runners use) the step returns the terminal info instead.
+* ``user_proxy_options`` are the keywords of the proxy a spec string builds
+  (:func:`~userbench_env.proxies.spec.make_proxy`: ``base_url``, ``api_key_env``,
+  ``timeout``, ``max_retries``, ``temperature``, ``max_tokens``, ``price_override``, ...).
 * The terminal reward is R_tau from :func:`userbench_env.evaluation.evaluate_episode`;
   while NL assertions are pending (no judge, or ``judge="deferred"``) it is the reward
   excluding NL and ``info["episode"]["nl_pending"]`` is true.
@@ -39,7 +46,7 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from typing import Any, Generator
+from typing import Any, Generator, Literal
 
 import gymnasium as gym
 
@@ -47,6 +54,7 @@ from userbench_env.core.messages import Message, ToolCall, ToolResult
 from userbench_env.core.task import Task
 from userbench_env.domains import canonical_domain_name, make_world
 from userbench_env.envs.actions import parse_action
+from userbench_env.envs.conventions import positive_int
 from userbench_env.envs.machine import adrive, drive
 from userbench_env.envs.info import Counters, episode_summary, step_info
 from userbench_env.envs.spaces import AnyText
@@ -76,6 +84,8 @@ _CRITERIA: OrderedDict[tuple[type, str | None, int], tuple[Task, RulePlan]] = Or
 _CRITERIA_LOCK = threading.Lock()
 
 StepResult = tuple[str, float, bool, bool, dict[str, Any]]
+#: what an infrastructure failure of the user proxy (or counterpart agent) does: raise it, or record it in the episode
+ProxyErrorPolicy = Literal["raise", "record"]
 Machine = Generator[UserView, UserTurn, Any]
 
 
@@ -103,7 +113,12 @@ class ConversationEnv(gym.Env[str, str]):
         max_user_tool_calls: int = 10,
         data_path: str | os.PathLike[str] | None = None,
         render_mode: str | None = None,
+        user_proxy_options: dict[str, Any] | None = None,
+        on_proxy_error: ProxyErrorPolicy = "raise",
     ):
+        if on_proxy_error not in ("raise", "record"):
+            raise ValueError(f"on_proxy_error must be 'raise' or 'record', got {on_proxy_error!r}")
+        self.on_proxy_error = on_proxy_error
         self.domain = canonical_domain_name(domain)
         self.task_source = task_source
         self.data_path = data_path
@@ -113,8 +128,8 @@ class ConversationEnv(gym.Env[str, str]):
         self.task_id = task_id
         if task_id is not None:
             self._task_by_id(task_id)  # fail early on an unknown id
-        self.user_proxy = make_proxy(user_proxy)
-        self.max_turns = int(max_turns)
+        self.user_proxy = make_proxy(user_proxy, **(user_proxy_options or {}))
+        self.max_turns = positive_int("max_turns", max_turns)
         self.max_errors = int(max_errors)
         self.max_user_tool_calls = int(max_user_tool_calls)
         self.judge = judge
@@ -144,6 +159,13 @@ class ConversationEnv(gym.Env[str, str]):
     async def astep(self, action: Any) -> StepResult:
         """:meth:`step` with the proxy's ``arespond``."""
         return await self._adrive(self._step_machine(action))
+
+    def end_episode(self, termination: str) -> tuple[float, dict[str, Any]]:
+        """End the running episode as truncated by an outer limit (gymnasium's ``TimeLimit``,
+        see :mod:`~userbench_env.envs.conventions`); returns its reward and its info with ``episode``."""
+        if not self._done:
+            self._finish(termination, truncated=True)
+        return (self._reward, self._info())
 
     def render(self) -> str | None:
         """The transcript as ``role: text`` lines (``ansi`` mode)."""
@@ -264,7 +286,7 @@ class ConversationEnv(gym.Env[str, str]):
             try:
                 reply = yield UserView.model_construct(messages=list(self._view), tools=self.user_tools, turn=turn)
             except ProxyError as exc:
-                self._finish("error", error=f"{type(exc).__name__}: {exc}")
+                self._infrastructure_error(exc)
                 return ""
             if reply.tool_call is not None:
                 calls += 1
@@ -305,6 +327,12 @@ class ConversationEnv(gym.Env[str, str]):
         self._view.extend((request, answer))
 
     # -- ending ----------------------------------------------------------------------
+    def _infrastructure_error(self, exc: Exception) -> None:
+        """End the episode with ``exc`` as its error; re-raise it under ``on_proxy_error="raise"``."""
+        self._finish("error", error=f"{type(exc).__name__}: {exc}")
+        if self.on_proxy_error == "raise":
+            raise exc
+
     def _finish(self, termination: str, error: str | None = None, truncated: bool = False) -> None:
         from userbench_env.evaluation import evaluate_episode
 

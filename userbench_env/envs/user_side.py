@@ -24,8 +24,9 @@ termination and R_tau evaluation, with the policy in the user's seat.
   ``###OUT-OF-SCOPE###``), ``###STOP###`` in the agent's text (its last message is the
   observation), ``max_errors`` tool errors: ``terminated``; the agent-turn budget
   ``max_turns``: ``truncated``. An :class:`~userbench_env.agents.base.AgentError` from
-  the agent (provider down after retries) ends the episode with termination ``error``
-  and ``info["episode"]["error"]`` set; it never raises.
+  the agent (provider down or misconfigured, after retries) ends the episode with
+  termination ``error`` and ``info["episode"]["error"]`` set, then is raised under
+  ``on_proxy_error="raise"`` (the default) or only recorded under ``"record"``.
 * The terminal reward is the fidelity of the policy's own turns: 1.0 when the episode
   passes UFS (``ufs_pass`` True: no criterion failed and at least one applied), else
   0.0 (a failure, nothing applicable, judging pending, or an error). It scores the
@@ -186,7 +187,7 @@ class UserSideEnv(ConversationEnv):
             try:
                 agent_action = yield observation, agent_info
             except AgentError as exc:
-                self._finish("error", error=f"{type(exc).__name__}: {exc}")
+                self._infrastructure_error(exc)
                 break
             machine = self._step_machine(agent_action)
             try:
@@ -213,6 +214,12 @@ class UserSideEnv(ConversationEnv):
             self._pending = None
 
     # -- ending ----------------------------------------------------------------------
+    def end_episode(self, termination: str) -> tuple[float, dict[str, Any]]:
+        """:meth:`ConversationEnv.end_episode`, dropping the suspended agent-side turn."""
+        if not self._done:
+            self._close_pending()
+        return super().end_episode(termination)
+
     def _finish(self, termination: str, error: str | None = None, truncated: bool = False) -> None:
         super()._finish(termination, error, truncated)
         episode = self._episode

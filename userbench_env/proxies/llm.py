@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from userbench_env.completion import (
+    DEFAULT_MAX_TOKENS,
     FATAL_STATUSES,
     LLMCaller,
     MalformedReply,
@@ -91,10 +92,12 @@ class LLMUserProxy(UserProxy, LLMCaller):
         guidelines: GuidelineSource = "userbench",
         extra: dict[str, Any] | None = None,
         transport: str = "litellm",
+        max_tokens: int | None = DEFAULT_MAX_TOKENS,
+        api_key_env: str | None = None,
     ) -> None:
         super().__init__()
         self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override,
-                           extra, transport)
+                           extra, transport, max_tokens, api_key_env)
         self.fixed_seed = seed
         self.guidelines = guidelines
         self.priced = True

@@ -27,9 +27,16 @@ def register_proxy_spec(kind: str, factory: ProxyFactory) -> None:
 def make_proxy(spec: str | UserProxy, **options: Any) -> UserProxy:
     """A proxy from a spec string (a proxy object is returned unchanged).
 
-    Raises ``ValueError`` naming the known kinds for an unknown kind or a missing part.
+    ``options`` go to the factory: for ``litellm:``/``direct:`` they are
+    :class:`~userbench_env.proxies.llm.LLMUserProxy`'s keywords (``base_url``,
+    ``api_key``, ``api_key_env``, ``timeout``, ``max_retries``, ``temperature``,
+    ``max_tokens``, ``price_override``, ...); a ``perturbed:`` spec hands them to its base.
+    Raises ``ValueError`` naming the known kinds for an unknown kind or a missing part,
+    and for options given with a proxy object or with a spec that takes none.
     """
     if isinstance(spec, UserProxy):
+        if options:
+            raise ValueError(f"options {sorted(options)} cannot apply to a proxy object; pass a spec string or configure the object")
         return spec
     kind, _, rest = spec.strip().partition(":")
     factory = PROXY_SPECS.get(kind)
@@ -38,10 +45,17 @@ def make_proxy(spec: str | UserProxy, **options: Any) -> UserProxy:
     return factory(rest, **options)
 
 
+def _no_llm_options(kind: str, options: dict[str, Any]) -> None:
+    if options:
+        raise ValueError(f"the {kind!r} user proxy takes no options (got {sorted(options)}); "
+                         "LLM options apply to 'litellm:<model>' and 'direct:<model>' specs")
+
+
 def _scripted(rest: str, **options: Any) -> UserProxy:
     from userbench_env.proxies.scripted import ScriptedUserProxy
 
-    return ScriptedUserProxy(**options)
+    _no_llm_options("scripted", options)
+    return ScriptedUserProxy()
 
 
 def _replay(rest: str, **options: Any) -> UserProxy:

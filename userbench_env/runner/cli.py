@@ -18,26 +18,50 @@ import json
 import sys
 
 
+#: LLM option flags of ``eval``, as (option keyword, flag suffix, type, help); each exists
+#: for the user proxy (``--proxy-<suffix>``) and for the agent (``--agent-<suffix>``)
+LLM_FLAGS: tuple[tuple[str, str, type, str], ...] = (
+    ("api_key_env", "api-key-env", str, "name of the environment variable holding the API key"),
+    ("timeout", "timeout", float, "seconds one whole call may take (connect and every read; default 60)"),
+    ("max_retries", "retries", int, "retries of a failed call (default 3; misconfiguration is never retried)"),
+    ("max_tokens", "max-tokens", int, "completion-token cap of every call (default 1024)"),
+    ("temperature", "temperature", float, "sampling temperature (default 0)"),
+)
+
+
+def llm_options(args: argparse.Namespace, role: str) -> dict[str, object]:
+    """The options of the LLM user proxies (``role=""``) or of an LLM agent (``"agent_"``) from the flags."""
+    options: dict[str, object] = {}
+    for key, dest in (("base_url", "base_url"), ("api_key", "api_key")):
+        if getattr(args, role + dest):
+            options[key] = getattr(args, role + dest)
+    if args.prices:
+        options["price_override"] = args.prices
+    for key, suffix, _, _ in LLM_FLAGS:
+        value = getattr(args, f"{role or 'proxy_'}{suffix.replace('-', '_')}")
+        if value is not None:
+            options[key] = value
+    return options
+
+
+def _first_errors(records: list[dict[str, object]], most: int = 3) -> list[str]:
+    """The first ``most`` distinct infrastructure-error messages of ``records``."""
+    found: list[str] = []
+    for record in records:
+        error = record.get("error")
+        if error and str(error) not in found:
+            found.append(str(error))
+    return found[:most]
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation, then print the per-task-set summary; returns the exit code."""
     from userbench_env.analysis.load import load_records
     from userbench_env.analysis.tables import summary_table
     from userbench_env.runner.evaluation import EvalConfig, plan, run_eval
 
-    options: dict[str, object] = {}
-    if args.base_url:
-        options["base_url"] = args.base_url
-    if args.api_key:
-        options["api_key"] = args.api_key
-    if args.prices:
-        options["price_override"] = args.prices
-    agent_options: dict[str, object] = {}
-    if args.agent_base_url:
-        agent_options["base_url"] = args.agent_base_url
-    if args.agent_api_key:
-        agent_options["api_key"] = args.agent_api_key
-    if args.prices:
-        agent_options["price_override"] = args.prices
+    options = llm_options(args, "")
+    agent_options = llm_options(args, "agent_")
     config = EvalConfig(
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
@@ -59,6 +83,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"{result.ran} episodes run, {result.skipped} already in {result.out}, {result.errors} infrastructure errors")
         print(summary_table(records))
+    if result.ran and result.errors == result.ran:
+        print(f"userbench eval: every episode run ended in an infrastructure error ({result.errors}); first errors:",
+              file=sys.stderr)
+        for message in _first_errors(records):
+            print(f"  {message}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -88,6 +118,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--agent-api-key", help="API key for a litellm/direct agent")
     p.add_argument("--api-key", help="API key for litellm proxies (default: the provider's env var)")
     p.add_argument("--prices", help="price override file (JSON/YAML: model -> {input, output} $ per 1M tokens)")
+    for role, who in (("proxy", "litellm/direct user proxies"), ("agent", "a litellm/direct agent")):
+        for _, suffix, kind, text in LLM_FLAGS:
+            p.add_argument(f"--{role}-{suffix}", type=kind, help=f"{text}, for {who}")
     p.add_argument("--judge", help="judge criteria: 'deferred' (left pending for `userbench grade`) or a litellm "
                                    "model spec (default: rules only, judge criteria not graded)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -70,8 +70,11 @@ async def acollect(
     import gymnasium as gym
 
     import userbench_env  # noqa: F401  (registers the env ids)
+    from userbench_env.registration import is_conversation_env
 
     kwargs = dict(env_kwargs or {})
+    if is_conversation_env(env_id):
+        kwargs.setdefault("on_proxy_error", "record")  # a failed episode is a record, not a crash of the run
     if isinstance(kwargs.get("user_proxy"), UserProxy) and concurrency > 1:
         raise ValueError("a user proxy object cannot be shared by concurrent episodes: pass a spec string or a factory")
     runner = Backend(name=backend, ray_address=ray_address, workers=workers)

@@ -156,7 +156,7 @@ def env_factory(config: EvalConfig) -> Any:
         ensure_proxy_kind(proxy)  # a fresh (e.g. Ray worker) process may not know the kind yet
         return ConversationEnv(
             domain, config.source, split=None, user_proxy=make_proxy(proxy, **proxy_options(proxy, config)),
-            max_turns=config.max_turns, data_path=config.data_path, judge=config.judge,
+            max_turns=config.max_turns, data_path=config.data_path, on_proxy_error="record", judge=config.judge,
         )
 
     return make_env

@@ -6,6 +6,8 @@ the pattern once and then ``ok`` forever, or the pattern repeated. Fault names:
 - ``ok``: a normal reply;
 - an HTTP status code (``429``, ``500``, ``503``, ...): that status with an error body;
 - ``hang``: no reply until the client gives up (or the server's hang limit passes);
+- ``trickle``: a normal reply sent one byte per ``trickle_seconds`` (a server that
+  keeps every read alive but never finishes in time);
 - ``malformed_json``: status 200 with a body that is not JSON;
 - ``garbage``: status 200 with JSON that is not a chat completion;
 - ``empty_choices``: a chat completion with ``choices: []``;
@@ -18,7 +20,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Sequence
 
-NAMED_FAULTS = frozenset({"ok", "hang", "malformed_json", "garbage", "empty_choices", "blank", "bad_tool_args"})
+NAMED_FAULTS = frozenset({"ok", "hang", "trickle", "malformed_json", "garbage", "empty_choices", "blank", "bad_tool_args"})
 
 
 def check_fault(name: str) -> str:

@@ -3,7 +3,9 @@
 One asyncio event loop (aiohttp) serves every connection; each request waits the
 configured latency, then takes the next fault from the schedule (see
 :mod:`userbench_env.serve.faults`) and answers accordingly. Token usage in replies
-is an estimate (about four characters per token) so cost accounting can be tested.
+is an estimate (about four characters per token) so cost accounting can be tested,
+unless the responder reports the real counts (the local model does).
+``GET /v1/models`` lists the server's model name (clients probe it).
 
 Use it in-process (``with ChatServer(responder) as server: server.base_url``: a
 background thread on 127.0.0.1 with a free port) or from an existing loop
@@ -49,15 +51,18 @@ def completion_body(request: dict[str, Any], reply: Reply, number: int, bad_args
             }
             for i, call in enumerate(reply.tool_calls)
         ]
-    completion = estimate_tokens((reply.text or "") + json.dumps(message.get("tool_calls") or []))
-    prompt = estimate_tokens(_prompt_text(request))
+    completion = reply.completion_tokens
+    if completion is None:
+        completion = estimate_tokens((reply.text or "") + json.dumps(message.get("tool_calls") or []))
+    prompt = reply.prompt_tokens if reply.prompt_tokens is not None else estimate_tokens(_prompt_text(request))
+    finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
     return {
         "id": f"chatcmpl-{number}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": request.get("model", "local"),
         "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if reply.tool_calls else "stop"}
+            {"index": 0, "message": message, "finish_reason": finish}
         ],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }
@@ -84,7 +89,10 @@ class ChatServer:
 
     ``latency`` seconds before every answer; ``faults`` a schedule (or its text form);
     ``hang_seconds`` how long a ``hang`` fault holds the connection before giving up
-    with HTTP 504; ``record`` keeps every request body in ``stats.bodies``.
+    with HTTP 504; ``trickle_seconds`` the pause between the bytes of a ``trickle``
+    fault's reply; ``record`` keeps every request body in ``stats.bodies``;
+    ``model_name`` is the one model ``GET /v1/models`` lists (requests may name any).
+    A client that disconnects cancels its request's handler (and so an awaited responder).
     """
 
     def __init__(
@@ -95,14 +103,18 @@ class ChatServer:
         host: str = "127.0.0.1",
         port: int = 0,
         hang_seconds: float = 300.0,
+        trickle_seconds: float = 1.0,
         record: bool = True,
+        model_name: str = "local",
     ) -> None:
         self.responder = responder
+        self.model_name = model_name
         self.latency = latency
         self.faults = faults if isinstance(faults, FaultSchedule) else FaultSchedule.parse(faults)
         self.host = host
         self.port = port
         self.hang_seconds = hang_seconds
+        self.trickle_seconds = trickle_seconds
         self.stats = ServerStats(record)
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -117,7 +129,15 @@ class ChatServer:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/chat/completions", self._handle)
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_get("/models", self._models)
         return app
+
+    async def _models(self, http_request: web.Request) -> web.Response:
+        """The OpenAI model list: the one model this server answers as."""
+        return web.json_response(
+            {"object": "list", "data": [{"id": self.model_name, "object": "model", "created": 0, "owned_by": "userbench"}]}
+        )
 
     async def start(self) -> None:
         """Start serving on the running loop; ``port`` is the bound port afterwards."""
@@ -222,4 +242,18 @@ class ChatServer:
                 reply = await reply
         except RequestError as exc:
             return _error(400, str(exc), "invalid_request_error")
+        if fault == "trickle":
+            return await self._trickle(http_request, completion_body(body, reply, number))
         return web.json_response(completion_body(body, reply, number, bad_args=fault == "bad_tool_args"))
+
+    async def _trickle(self, http_request: web.Request, completion: dict[str, Any]) -> web.StreamResponse:
+        """Send ``completion`` one byte per ``trickle_seconds`` (every read stays alive)."""
+        raw = json.dumps(completion).encode("utf-8")
+        response = web.StreamResponse(status=200, headers={"Content-Type": "application/json"})
+        response.content_length = len(raw)
+        await response.prepare(http_request)
+        for i in range(len(raw)):
+            await response.write(raw[i:i + 1])
+            await asyncio.sleep(self.trickle_seconds)
+        await response.write_eof()
+        return response
