@@ -107,7 +107,7 @@ def test_a_proxy_the_workers_cannot_import_fails_the_run_before_any_episode(tmp_
 
 def test_missing_ray_is_a_clear_error_before_any_episode(tmp_path, monkeypatch, capsys) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if it were not installed
-    with pytest.raises(ImportError, match=r"pip install 'userbench-env\[ray\]'"):
+    with pytest.raises(ImportError, match=r'pip install -e "\.\[ray\]"'):
         import_ray()
     out = tmp_path / "runs.jsonl"
     with pytest.raises(ImportError, match="not installed"):

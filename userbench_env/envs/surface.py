@@ -18,6 +18,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from userbench_env.envs.conventions import positive_int
 from userbench_env.envs.spaces import AnyText
 from userbench_env.registration import mark_nondeterministic
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
@@ -84,7 +85,7 @@ class SurfaceEnv(gym.Env[str, str]):
             raise KeyError(f"no {surface} task {task_id!r}")
         self.task_id = task_id
         self.judge = None if judge in (None, "deferred") else judge
-        self.max_turns = max_turns
+        self.max_turns = None if max_turns is None else positive_int("max_turns", max_turns)
         self.render_mode = render_mode
         self.observation_space = surface_observation_space(getattr(self.backend, "image_shape", None))
         self.action_space = AnyText(sampler=self.backend.sample_action)
@@ -143,12 +144,23 @@ class SurfaceEnv(gym.Env[str, str]):
         info = self._step_info()
         if not (done or error or truncated):
             return observation, 0.0, False, False, info
+        reward, info = self._end(error, "truncated" if truncated else ("error" if error else "done"))
+        return observation, reward, not truncated, truncated, info
+
+    def end_episode(self, termination: str) -> tuple[float, dict[str, Any]]:
+        """End the running episode as cut by an outer limit (gymnasium's ``TimeLimit``, see
+        :mod:`~userbench_env.envs.conventions`): score the artifact now; returns (reward, info)."""
+        return self._end(None, termination)
+
+    def _end(self, error: str | None, termination: str) -> tuple[float, dict[str, Any]]:
+        """Score the episode; its reward and the info holding ``episode`` (and ``error``)."""
         self._done = True
-        episode = self._score(error, "truncated" if truncated else ("error" if error else "done"))
+        info = self._step_info()
+        episode = self._score(error, termination)
         info["episode"] = episode
         if episode["error"]:
             info["error"] = episode["error"]
-        return observation, float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0, not truncated, truncated, info
+        return (float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0), info
 
     def _score(self, error: str | None, termination: str) -> dict[str, Any]:
         """The terminal ``episode`` record (flat dicts and lists only)."""
