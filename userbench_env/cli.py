@@ -40,6 +40,7 @@ TRACEBACK_ENV = "USERBENCH_TRACEBACK"
 SUBCOMMANDS: dict[str, str] = {
     "generate": "userbench_env.generate.cli",
     "serve": "userbench_env.serve.cli",
+    "models": "userbench_env.serve.models_cli",
     "validate-fidelity": "userbench_env.fidelity.cli",
     "grade": "userbench_env.fidelity.cli",
     "apb": "userbench_env.surfaces.cli",

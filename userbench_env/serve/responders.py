@@ -21,12 +21,16 @@ from userbench_env.proxies.prompt import render_scenario
 
 
 class Reply(BaseModel):
-    """One assistant reply: text, tool calls, or both."""
+    """One assistant reply: text, tool calls, or both. A model-backed responder also
+    gives its real token counts and finish reason (else the server estimates them)."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str | None = None
     tool_calls: list[ToolCall] = Field(default_factory=list)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str | None = None
 
 
 class RequestError(ValueError):

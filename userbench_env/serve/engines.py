@@ -1,0 +1,191 @@
+"""Inference engines behind the local model server: one prompt in, one completion out.
+
+An :class:`Engine` generates from a rendered prompt (:mod:`userbench_env.serve.chatml`)
+under :class:`SamplingParams`, counting prompt and completion tokens with the model's
+own tokenizer, and checks a ``cancelled`` event between tokens, so a request whose
+client left stops within one token. Two engines:
+
+- ``transformers`` (:class:`TransformersEngine`): the GGUF file dequantized into a
+  transformers model (:func:`~userbench_env.serve.local_model.load_model`), decoded
+  token by token with a KV cache by our own loop (greedy at temperature 0, else
+  temperature/top-p sampling from a per-request seeded generator). One model is shared
+  by every worker thread; there is no batching. torch runs ``threads`` intra-op threads
+  (default 1: on a small shared machine, OpenMP threads spinning at a barrier while
+  another process holds the core make decoding tens of times slower).
+- ``llama-cpp`` (:class:`LlamaCppEngine`): ``llama_cpp.Llama`` instances, one per
+  parallel slot (each with its own KV cache, so concurrent conversations do not evict
+  each other's prompt cache), streamed token by token.
+
+``auto`` picks llama-cpp when ``llama_cpp`` is importable, else transformers.
+"""
+from __future__ import annotations
+
+import queue
+import threading
+from pathlib import Path
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from userbench_env.serve.chatml import STOP_STRINGS
+
+FinishReason = Literal["stop", "length", "cancelled"]
+EngineName = Literal["auto", "transformers", "llama-cpp"]
+
+
+class SamplingParams(BaseModel):
+    """How to sample one completion."""
+
+    max_tokens: int = Field(ge=1)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    seed: int | None = None
+    stop: list[str] = Field(default_factory=lambda: list(STOP_STRINGS))
+
+
+class Generation(BaseModel):
+    """One completion: its text (stop string excluded), token counts and why it ended."""
+
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: FinishReason
+
+
+class Engine(Protocol):
+    """Anything that generates a completion for a prompt (see the module docstring)."""
+
+    name: str
+    model_path: Path
+
+    def generate(self, prompt: str, params: SamplingParams, cancelled: threading.Event) -> Generation:
+        """The completion of ``prompt``; returns early (``cancelled``) once the event is set."""
+        ...
+
+
+def cut_at_stop(text: str, stop: list[str]) -> tuple[str, bool]:
+    """``text`` up to the first stop string, and whether one occurred."""
+    cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+class TransformersEngine:
+    """Generation with a transformers model loaded from a GGUF file (module docstring)."""
+
+    name = "transformers"
+
+    def __init__(self, path: str | Path | None = None, threads: int = 1) -> None:
+        import torch
+
+        from userbench_env.serve.local_model import load_model
+
+        torch.set_num_threads(threads)
+        loaded = load_model(path)
+        self.model, self.tokenizer, self.model_path = loaded.model, loaded.tokenizer, loaded.path
+        self.eos_ids = {i for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>")) if i is not None}
+
+    def _next_token(self, logits: "torch.Tensor", params: SamplingParams, generator: "torch.Generator | None") -> int:
+        import torch
+
+        if params.temperature <= 0:
+            return int(logits.argmax())
+        probs = torch.softmax(logits.float() / params.temperature, dim=-1)
+        if params.top_p < 1.0:
+            ordered, index = probs.sort(descending=True)
+            keep = ordered.cumsum(-1) - ordered < params.top_p
+            probs = torch.zeros_like(probs).scatter(0, index[keep], ordered[keep])
+        return int(torch.multinomial(probs, 1, generator=generator))
+
+    def generate(self, prompt: str, params: SamplingParams, cancelled: threading.Event) -> Generation:
+        """Decode token by token with a KV cache (module docstring)."""
+        import torch
+
+        prompt_ids = self.tokenizer(prompt, add_special_tokens=False)["input_ids"]
+        generator = None
+        if params.temperature > 0 and params.seed is not None:
+            generator = torch.Generator().manual_seed(params.seed)
+        out: list[int] = []
+        text, reason = "", "length"
+        with torch.inference_mode():
+            step = torch.tensor([prompt_ids])
+            cache = None
+            while len(out) < params.max_tokens:
+                if cancelled.is_set():
+                    reason = "cancelled"
+                    break
+                result = self.model(input_ids=step, cache=cache, use_cache=True, logits_to_keep=1)
+                cache = result.cache
+                token = self._next_token(result.logits[0, -1], params, generator)
+                if token in self.eos_ids:
+                    reason = "stop"
+                    break
+                out.append(token)
+                text, stopped = cut_at_stop(self.tokenizer.decode(out, skip_special_tokens=False), params.stop)
+                if stopped:
+                    reason = "stop"
+                    break
+                step = torch.tensor([[token]])
+        return Generation(text=text, prompt_tokens=len(prompt_ids), completion_tokens=len(out), finish_reason=reason)
+
+
+class LlamaCppEngine:
+    """Generation with llama.cpp: one ``Llama`` per slot, handed out from a queue."""
+
+    name = "llama-cpp"
+
+    def __init__(self, path: str | Path | None = None, slots: int = 1, n_ctx: int = 8192) -> None:
+        from llama_cpp import Llama
+
+        from userbench_env.serve.gguf import resolve_gguf
+
+        self.model_path = resolve_gguf(path)
+        self.slots: queue.Queue = queue.Queue()
+        for _ in range(slots):
+            self.slots.put(Llama(model_path=str(self.model_path), n_ctx=n_ctx, verbose=False))
+
+    def generate(self, prompt: str, params: SamplingParams, cancelled: threading.Event) -> Generation:
+        """Stream from a free slot's model, stopping early when cancelled."""
+        llm = self.slots.get()
+        try:
+            prompt_tokens = len(llm.tokenize(prompt.encode(), add_bos=False, special=True))
+            pieces: list[str] = []
+            reason: FinishReason = "length"
+            count = 0  # one streamed chunk per generated token
+            stream = llm.create_completion(
+                prompt, max_tokens=params.max_tokens, temperature=params.temperature, top_p=params.top_p,
+                seed=params.seed, stop=params.stop, stream=True,
+            )
+            for chunk in stream:
+                if cancelled.is_set():
+                    reason = "cancelled"
+                    break
+                choice = chunk["choices"][0]
+                if choice.get("text"):
+                    pieces.append(choice["text"])
+                    count += 1
+                if choice.get("finish_reason"):
+                    reason = "stop" if choice["finish_reason"] == "stop" else "length"
+            stream.close()
+            return Generation(text="".join(pieces), prompt_tokens=prompt_tokens, completion_tokens=count, finish_reason=reason)
+        finally:
+            self.slots.put(llm)
+
+
+def llama_cpp_available() -> bool:
+    """Whether ``llama_cpp`` can be imported."""
+    try:
+        import llama_cpp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def make_engine(name: EngineName = "auto", path: str | Path | None = None, parallel: int = 1) -> Engine:
+    """The engine called ``name`` for the GGUF file at ``path`` (default SmolLM2)."""
+    if name == "auto":
+        name = "llama-cpp" if llama_cpp_available() else "transformers"
+    if name == "llama-cpp":
+        return LlamaCppEngine(path, slots=parallel)
+    if name == "transformers":
+        return TransformersEngine(path)
+    raise ValueError(f"unknown engine {name!r}: use auto, transformers or llama-cpp")
