@@ -243,9 +243,10 @@ class PerturbedUserProxy(UserProxy):
         return UserTurn(text=rewrite(), usage=turn.usage)
 
     def _pick(self, key: str) -> str:
-        """A phrasing of ``key`` from the proxy's bank, drawn with the seeded generator."""
+        """A phrasing of ``key`` from the proxy's bank, drawn with the seeded generator (no
+        draw for a single phrasing, so the template bank replays the injections it always made)."""
         templates = self.bank[key]
-        return templates[self._rng.randrange(len(templates))]
+        return templates[self._rng.randrange(len(templates))] if len(templates) > 1 else templates[0]
 
     def _criteria_of(self, mode: str) -> list[Any]:
         return [c for c in self._criteria if c.mode == mode]
