@@ -1,7 +1,8 @@
 """``WebBackend``: the persona user drives the task's page in a real Chromium.
 
 Each episode gets a fresh browser context on the process's shared browser (viewport
-1280x900), with every request outside the task's own page aborted (:mod:`.site`).
+1280x900), with every request outside the task's own page refused (:mod:`.site`),
+every popup closed, and no network below that (:mod:`.browser`).
 The observation is text: the goal (the instruction without its ``## Files`` part,
 plus the task's notes), the page with numbered controls (:mod:`.snapshot`), the
 scroll line, and the last 15 actions with their results (``ok``, ``ok (no visible
@@ -214,10 +215,11 @@ class WebBackend:
         return context, page
 
     async def _open(self, browser: Any, fresh: tuple[Any, Any] | None) -> tuple[Any, Any]:
-        """Fence a fresh context to the episode's site and load the page."""
+        """Fence a fresh context to the episode's site (popups closed) and load the page."""
         context, page = fresh if fresh is not None else await self._new_context(browser)
         await context.route("**/*", self._site.handle)
         await context.route_web_socket("**/*", self._site.block_websocket)
+        context.on("page", _close_popup)
         await page.goto(self._site.url, wait_until="load", timeout=30_000)
         return context, page
 
@@ -381,6 +383,13 @@ class WebBackend:
             self._get_host().run(_quiet_close(context), timeout=30.0)
         if site is not None:
             site.close()
+
+
+async def _close_popup(page: Any) -> None:
+    """Close a page the task's page opened (``window.open``, ``target=_blank``): the
+    episode has one page."""
+    with contextlib.suppress(Exception):  # it may close itself first
+        await page.close()
 
 
 async def _quiet_close(context: Any) -> None:

@@ -10,6 +10,24 @@ closes at interpreter exit.
 Chromium is Debian's ``/usr/bin/chromium`` unless ``$USERBENCH_CHROMIUM`` names
 another executable; with neither, a Playwright-managed browser is used if installed.
 Browsers are never downloaded.
+
+The browser is closed to the network at its own level, below the per-request fence of
+:mod:`.site` (which sees only requests, not the sockets Chromium opens by itself):
+
+* every connection goes through a **dead proxy**, a port on 127.0.0.1 that the host
+  holds bound but never listens on (so it refuses, and no other process can take it);
+  Playwright adds ``--proxy-bypass-list=<-loopback>``, so loopback is proxied too. Pages
+  still load because our route handler answers their requests before any socket is
+  needed. This is what stops the bare TCP preconnect Chromium opens on a navigation.
+* WebRTC may use no UDP that does not go through the proxy
+  (``--webrtc-ip-handling-policy=disable_non_proxied_udp``); with a dead HTTP proxy
+  that leaves WebRTC no path at all. (Measured: the similar-looking
+  ``--force-webrtc-ip-handling-policy`` switch changes nothing in Chromium 156.)
+* host names never resolve (``--host-resolver-rules``), so no DNS query leaves either.
+
+``tests/test_web_sandbox.py`` proves it with hostile pages against live UDP and TCP
+listeners: zero packets, where the per-request fence alone let 62 UDP datagrams and
+8 TCP connections through.
 """
 from __future__ import annotations
 
@@ -19,6 +37,7 @@ import concurrent.futures
 import contextlib
 import os
 import shutil
+import socket
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -28,10 +47,12 @@ from userbench_env.errors import MissingDependency, apt_hint, require_module
 CHROMIUM_ENV = "USERBENCH_CHROMIUM"
 FEATURE = "UserBench/Web-v0 (a real browser)"
 
-#: headless flags: no GPU, no background or component traffic, no QUIC (root needs no sandbox)
+#: headless flags: no GPU, no background or component traffic, no QUIC (root needs no sandbox);
+#: WebRTC only through the (dead) proxy; no host name resolves (see the module docstring)
 LAUNCH_ARGS = (
     "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage",
+    "--webrtc-ip-handling-policy=disable_non_proxied_udp", "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 )
 
 T = TypeVar("T")
@@ -51,6 +72,23 @@ def chromium_path() -> str | None:
     return None
 
 
+class DeadProxy:
+    """A local port that refuses every connection: bound on 127.0.0.1, never listening.
+
+    Holding the bound socket keeps the port ours for as long as the browser lives, so
+    no other process can start answering on it.
+    """
+
+    def __init__(self) -> None:
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self._sock.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"
+
+    def close(self) -> None:
+        """Release the port."""
+        self._sock.close()
+
+
 class BrowserHost:
     """A Chromium browser on a private event-loop thread (see the module docstring)."""
 
@@ -62,6 +100,7 @@ class BrowserHost:
         self._thread.start()
         self._playwright: Any = None
         self.browser: Any = None
+        self._dead = DeadProxy()
         try:
             self.run(self._launch())
         except BaseException:
@@ -78,7 +117,7 @@ class BrowserHost:
             raise MissingDependency(f"{FEATURE} needs Chromium, which is not installed: {apt_hint('chromium')} "
                                     f"(or point {CHROMIUM_ENV} at a Chromium executable)")
         self.browser = await self._playwright.chromium.launch(
-            headless=True, executable_path=executable, args=list(LAUNCH_ARGS))
+            headless=True, executable_path=executable, args=list(LAUNCH_ARGS), proxy={"server": self._dead.url})
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float | None = 120.0) -> T:
         """Run ``coro`` on the browser's loop and return its result (re-raising its error)."""
@@ -110,6 +149,7 @@ class BrowserHost:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=5.0)
             self.browser = None
+            self._dead.close()
 
 
 _lock = threading.Lock()

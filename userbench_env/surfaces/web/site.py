@@ -3,24 +3,39 @@
 Every page is served at a private origin (:data:`ORIGIN`) through Playwright's request
 interception, never from ``file://`` (whose requests interception cannot see): a
 request for that origin is answered from the site folder (or our rendered template),
-a request to the task's own page server (when ``web.json`` declares one) goes through,
-and **every other request is aborted** and recorded in :attr:`Site.blocked`.
-WebSockets are refused the same way.
+a request to the task's own page server (when ``web.json`` declares one) is fetched by
+this handler and its answer passed on, and **every other request is refused** and
+recorded in :attr:`Site.blocked`: a sub-resource is aborted, and a navigation (link,
+``location``, ``window.open``, meta refresh) gets ``204 No Content``, which leaves the
+page where it was. WebSockets are refused the same way. Nothing reaches the network
+from the browser itself: it only knows a dead proxy (:mod:`.browser`), and the backend
+closes every popup.
+
+The page server is the task's code: it runs with a scrubbed environment in its own
+process group, killed with the episode (:mod:`userbench_env.surfaces.sandbox`).
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import mimetypes
 import subprocess
 import threading
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from userbench_env.surfaces.sandbox import inside, kill_group, scrubbed_env, spawn
 from userbench_env.surfaces.tasks import SurfaceTask
 
 #: the private origin a task's own page is served from (``.test`` never resolves)
 ORIGIN = "http://site.userbench.test"
+#: bounds on a page server's answer to one request
+SERVER_TIMEOUT_S, SERVER_MAX_BYTES = 30.0, 50 * 2**20
+#: request headers not forwarded to the page server (hop-by-hop, or set by urllib)
+_DROPPED_HEADERS = {"host", "connection", "content-length", "transfer-encoding", "accept-encoding"}
 
 
 class Site:
@@ -36,7 +51,7 @@ class Site:
             from userbench_env.surfaces.web.templates import render_page
 
             self.html = render_page(spec.page)
-        elif self.root is None or not (self.root / spec.entry).is_file():
+        elif self.root is None or not inside(self.root, spec.entry, "web.json entry").is_file():
             raise FileNotFoundError(f"task {task.id}: no page at {self.root}/{spec.entry}")
         self.entry = spec.entry
         self.blocked: list[str] = []
@@ -55,13 +70,14 @@ class Site:
         if self.html is not None:
             return self.html
         assert self.root is not None
-        return (self.root / self.entry).read_text(encoding="utf-8")
+        return inside(self.root, self.entry, "web.json entry").read_text(encoding="utf-8")
 
     def _start_server(self, command: list[str]) -> None:
-        """Start the task's page server in its site folder; it prints ``{"port": N}`` first
-        (the rest of its output is drained and dropped)."""
-        self._server = subprocess.Popen(command, cwd=self.root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                        text=True)
+        """Start the task's page server in its site folder (scrubbed environment, own
+        process group); it prints ``{"port": N}`` first (the rest of its output is
+        drained and dropped)."""
+        self._server = spawn(command, self.root or ".", scrubbed_env(), stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         assert self._server.stdout is not None
         first = self._server.stdout.readline()
         try:
@@ -73,10 +89,13 @@ class Site:
         threading.Thread(target=self._server.stdout.read, name="page-server-drain", daemon=True).start()
 
     async def handle(self, route: Any) -> None:
-        """Playwright route handler: serve our origin, pass the page server, abort the rest."""
-        url = route.request.url
+        """Playwright route handler: serve our origin, relay the page server, refuse the rest."""
+        request = route.request
+        url = request.url
         if self.server_origin and (url == self.server_origin or url.startswith(self.server_origin + "/")):
-            await route.continue_()
+            status, headers, body = await asyncio.to_thread(
+                _relay, url, request.method, request.headers, request.post_data_buffer)
+            await route.fulfill(status=status, headers=headers, body=body)
             return
         if url.startswith(ORIGIN + "/") or url == ORIGIN:
             body, status = self._file(urlsplit(url).path)
@@ -84,7 +103,10 @@ class Site:
             await route.fulfill(status=status, body=body, content_type=ctype)
             return
         self.blocked.append(url)
-        await route.abort("blockedbyclient")
+        if request.is_navigation_request():
+            await route.fulfill(status=204)  # a navigation answered "no content" stays on the page
+        else:
+            await route.abort("blockedbyclient")
 
     def _file(self, path: str) -> tuple[bytes, int]:
         """The bytes for a path under our origin, or a 404 (never outside the site folder)."""
@@ -106,8 +128,41 @@ class Site:
     def close(self) -> None:
         """Stop the page server, if any."""
         if self._server is not None:
-            self._server.kill()
-            self._server.wait(timeout=5)
+            kill_group(self._server)
             if self._server.stdout:
                 self._server.stdout.close()
             self._server = None
+
+
+class _NoRedirects(urllib.request.HTTPRedirectHandler):
+    """Hand redirects back to the browser (whose next request meets the fence again)."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+#: direct to 127.0.0.1: no proxy from our environment, no redirect followed
+_OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}), _NoRedirects())
+
+
+def _relay(url: str, method: str, headers: dict[str, str], body: bytes | None) -> tuple[int, dict[str, str], bytes]:
+    """One request to the task's page server on 127.0.0.1: (status, headers, body).
+
+    A body over ``SERVER_MAX_BYTES`` is cut there; a server that does not answer within
+    ``SERVER_TIMEOUT_S`` gives a 504.
+    """
+    sent = {k: v for k, v in headers.items() if k.lower() not in _DROPPED_HEADERS}
+    req = urllib.request.Request(url, data=body, headers=sent, method=method)
+    try:
+        response = _OPENER.open(req, timeout=SERVER_TIMEOUT_S)
+    except urllib.error.HTTPError as exc:  # 3xx/4xx/5xx are answers too
+        response = exc
+    except (OSError, ValueError) as exc:
+        return 504, {"content-type": "text/plain"}, f"page server unreachable: {exc}".encode()
+    with response:
+        try:
+            data = response.read(SERVER_MAX_BYTES)
+        except OSError as exc:
+            return 504, {"content-type": "text/plain"}, f"page server failed: {exc}".encode()
+        kept = {k: v for k, v in response.headers.items() if k.lower() not in _DROPPED_HEADERS}
+        return response.status, kept, data
