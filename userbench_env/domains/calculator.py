@@ -4,6 +4,8 @@ tau2 checks that the expression uses only digits, ``+ - * / ( ) .`` and spaces, 
 evaluates it as Python. :func:`evaluate_arithmetic` gives the same values for every
 such expression (including ``//`` and ``**``, which those characters can spell) by
 walking the parsed syntax tree, and rejects anything else with Python's own error.
+Unlike Python, no intermediate integer may exceed :data:`MAX_RESULT_BITS` (an
+``OverflowError``), so no expression can stall the tool.
 """
 from __future__ import annotations
 
@@ -13,18 +15,11 @@ from typing import Any, Callable
 
 ALLOWED_CHARACTERS = frozenset("0123456789+-*/(). ")
 
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-}
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-#: Largest integer result (in bits) accepted from ``**``: bounds time and memory while
-#: leaving every realistic expression (``2**5000/2**4990``) its Python value.
-MAX_RESULT_BITS = 1 << 20
+#: Largest integer (in bits) any intermediate result of ``**`` or ``*`` may reach: bounds
+#: time and memory of every step (products of powers included; quadratic ``//`` of such
+#: numbers stays in milliseconds) while leaving every realistic expression
+#: (``2**5000/2**4990``) its Python value. The final value must fit a float anyway.
+MAX_RESULT_BITS = 1 << 16
 
 
 def _power(base: Any, exponent: Any) -> Any:
@@ -36,6 +31,22 @@ def _power(base: Any, exponent: Any) -> Any:
     ):
         raise OverflowError("exponent too large")
     return base**exponent
+
+
+def _product(left: Any, right: Any) -> Any:
+    if isinstance(left, int) and isinstance(right, int) and left.bit_length() + right.bit_length() > MAX_RESULT_BITS:
+        raise OverflowError("integer product too large")
+    return left * right
+
+
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: _product,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
 
 
 def _value(node: ast.AST) -> Any:

@@ -10,7 +10,9 @@ Calling a tool through :meth:`Toolkit.call` reproduces tau2's contract byte for 
 * the name must be a tool of this toolkit, else ``Tool '<name>' not found.``;
 * arguments are passed as keyword arguments **without validation or coercion**;
 * any exception becomes ``Error: <exception text>`` with the error flag set;
-* a return value becomes text by :func:`to_content`.
+* a return value becomes text by :func:`to_content`;
+* beyond tau2: the call runs under a time budget (:mod:`~userbench_env.domains.deadline`);
+  a call past it answers ``Error: tool '<name>' ran past its time budget of <s> s``.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Literal, get_type_hints
 
 from userbench_env.core.messages import ToolResult
+from userbench_env.domains.deadline import DEFAULT_TOOL_SECONDS, Budget, ToolTimeout
 
 ToolKind = Literal["read", "write", "generic", "think"]
 
@@ -109,6 +112,11 @@ def to_content(value: Any) -> str:
     if isinstance(value, (bool, int, float)):
         return json.dumps(str(value))
     return json.dumps(value, default=str)
+
+
+def timeout_result(name: str, seconds: float | None) -> ToolResult:
+    """The error answer of a call of tool ``name`` that ran past its budget of ``seconds``."""
+    return ToolResult(content=f"Error: tool '{name}' ran past its time budget of {seconds:g} s", error=True)
 
 
 # -- schemas -------------------------------------------------------------------------
@@ -251,12 +259,32 @@ class Toolkit:
         """Call any tool or helper with keyword arguments and return its raw value."""
         return self.method(name)(**arguments)
 
-    def call(self, name: str, arguments: dict[str, Any]) -> ToolResult:
-        """Run tool ``name`` as tau2's environment does and return the message content."""
+    def call(self, name: str, arguments: dict[str, Any], seconds: float | None = DEFAULT_TOOL_SECONDS) -> ToolResult:
+        """Run tool ``name`` as tau2's environment does and return the message content.
+
+        The call (tool and output serialisation) runs under a time budget of ``seconds``
+        (``None``: none) enforced from outside the tool (:mod:`~userbench_env.domains.deadline`);
+        past it the answer is :func:`timeout_result`. Every ``Exception`` a tool raises is
+        its ordinary error answer (tau2's contract, byte for byte); :class:`ToolTimeout` is a
+        ``BaseException`` so neither the tool nor that blanket handler can mistake it for
+        one, and any other ``BaseException`` propagates.
+        """
         if name not in self._tool_index:
             return ToolResult(content=f"Error: Tool '{name}' not found.", error=True)
+        budget = None
         try:
-            value = getattr(self, self._tool_index[name][0])(**arguments)
-        except Exception as exc:  # every failure is the tool's answer, never a crash
-            return ToolResult(content=f"Error: {exc}", error=True)
-        return ToolResult(content=to_content(value), error=False)
+            budget = Budget(seconds)
+            try:
+                try:
+                    value = getattr(self, self._tool_index[name][0])(**arguments)
+                except Exception as exc:  # every failure is the tool's answer, never a crash
+                    result = ToolResult(content=f"Error: {exc}", error=True)
+                else:
+                    result = ToolResult(content=to_content(value), error=False)
+            finally:
+                budget.close()
+        except ToolTimeout:
+            if budget is not None:
+                budget.close()
+            return timeout_result(name, seconds)
+        return result

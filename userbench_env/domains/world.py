@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Literal
 
 from userbench_env.core.messages import Message, ToolCall, ToolResult
 from userbench_env.core.task import EnvAssertion, InitialState
+from userbench_env.domains.deadline import DEFAULT_TOOL_SECONDS
 from userbench_env.domains.store import Document
 from userbench_env.domains.toolkit import Toolkit
 
@@ -68,20 +69,24 @@ class World:
         """The agent or user toolkit (``None`` when the domain has no user tools)."""
         return self.agent if side == "agent" else self.user
 
-    def call(self, name: str, arguments: dict[str, Any] | None = None, requestor: str = "agent") -> ToolResult:
-        """Execute one tool call through the normal path (then sync, as tau2 does)."""
+    def call(
+        self, name: str, arguments: dict[str, Any] | None = None, requestor: str = "agent",
+        seconds: float | None = DEFAULT_TOOL_SECONDS,
+    ) -> ToolResult:
+        """Execute one tool call through the normal path (then sync, as tau2 does), under a
+        time budget of ``seconds`` (see :meth:`Toolkit.call`)."""
         side = side_of(requestor)
         kit = self.toolkit(side)
         if kit is None:
             return ToolResult(content="Error: User tools not available", error=True)
-        result = kit.call(name, dict(arguments or {}))
+        result = kit.call(name, dict(arguments or {}), seconds)
         if not result.error:
             self.sync()
         return result
 
-    def execute(self, call: ToolCall) -> ToolResult:
-        """Execute a :class:`ToolCall` (its ``requestor`` picks the toolkit)."""
-        return self.call(call.name, call.arguments, call.requestor)
+    def execute(self, call: ToolCall, seconds: float | None = DEFAULT_TOOL_SECONDS) -> ToolResult:
+        """Execute a :class:`ToolCall` (its ``requestor`` picks the toolkit) under a budget of ``seconds``."""
+        return self.call(call.name, call.arguments, call.requestor, seconds)
 
     def invoke(self, env_type: str, func_name: str, arguments: dict[str, Any]) -> Any:
         """Call any tool or helper method directly and return its raw value (no sync)."""

@@ -11,16 +11,27 @@ Accepted forms (as a string or as the already-decoded object):
   the transcript but never shown to the user (tau2's routing).
 
 A string starting with ``{`` must be one of the JSON forms. Anything unusable (empty
-text, broken JSON, a call without a name, non-object arguments) gives an
-:class:`AgentAction` with ``error`` set; parsing never raises.
+text, broken JSON, a call without a name, non-object arguments) or against the input
+policy (:mod:`userbench_env.core.limits`: length, characters, depth, entries, calls per
+action, argument size) gives an :class:`AgentAction` with ``error`` set; parsing never
+raises.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from userbench_env.core.messages import ToolCall
+from userbench_env.core.limits import (
+    DEFAULT_LIMITS,
+    InputLimits,
+    InvalidInput,
+    NotJson,
+    arguments_problem,
+    decode_json,
+    text_problem,
+    value_problem,
+)
 
 
 @dataclass
@@ -36,7 +47,7 @@ class _Invalid(ValueError):
     pass
 
 
-def _call(raw: Any) -> ToolCall:
+def _call(raw: Any, limits: InputLimits) -> ToolCall:
     if not isinstance(raw, dict):
         raise _Invalid(f"a tool call must be an object, got {type(raw).__name__}")
     body = raw.get("function") if isinstance(raw.get("function"), dict) else raw
@@ -46,53 +57,73 @@ def _call(raw: Any) -> ToolCall:
     arguments = body.get("arguments", {})
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments) if arguments.strip() else {}
-        except ValueError as exc:
-            raise _Invalid(f"arguments of {name!r} are not valid JSON: {exc}") from None
+            arguments = decode_json(arguments, limits) if arguments.strip() else {}
+        except InvalidInput as exc:
+            raise _Invalid(f"arguments of {name!r}: {exc}") from None
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
         raise _Invalid(f"arguments of {name!r} must be an object, got {type(arguments).__name__}")
+    problem = arguments_problem(arguments, limits)
+    if problem is not None:
+        raise _Invalid(f"arguments of {name!r}: {problem}")
     return ToolCall(id=str(raw.get("id") or ""), name=name.strip(), arguments=arguments)
 
 
-def _from_object(obj: Any) -> AgentAction:
+def _calls(raw: list[Any], limits: InputLimits) -> list[ToolCall]:
+    if len(raw) > limits.max_calls:
+        raise _Invalid(f"{len(raw)} tool calls in one action, more than the limit of {limits.max_calls}")
+    return [_call(item, limits) for item in raw]
+
+
+def _from_object(obj: Any, limits: InputLimits) -> AgentAction:
     if isinstance(obj, list):
         if not obj:
             raise _Invalid("an empty list of tool calls")
-        return AgentAction(calls=[_call(item) for item in obj])
+        return AgentAction(calls=_calls(obj, limits))
     if not isinstance(obj, dict):
         raise _Invalid(f"expected text, a tool call object or a list of them, got {type(obj).__name__}")
     if "tool_calls" in obj or obj.get("role") == "assistant":
         content = obj.get("content")
         if content is not None and not isinstance(content, str):
             raise _Invalid("assistant message content must be a string")
-        calls = [_call(c) for c in obj.get("tool_calls") or []]
+        raw_calls = obj.get("tool_calls") or []
+        if not isinstance(raw_calls, list):
+            raise _Invalid("assistant message tool_calls must be a list")
+        calls = _calls(raw_calls, limits)
         text = content if content and content.strip() else None
         if not calls and text is None:
             raise _Invalid("assistant message has neither text nor tool calls")
         return AgentAction(text=text, calls=calls)
-    return AgentAction(calls=[_call(obj)])
+    return AgentAction(calls=[_call(obj, limits)])
 
 
-def parse_action(action: Any) -> AgentAction:
-    """Parse one agent action (see the module docstring); never raises."""
+def parse_action(action: Any, limits: InputLimits = DEFAULT_LIMITS) -> AgentAction:
+    """Parse one agent action (see the module docstring) under ``limits``; never raises."""
     try:
         if not isinstance(action, str):
-            return _from_object(action)
+            problem = value_problem(action, limits)
+            if problem is not None:
+                raise _Invalid(problem)
+            return _from_object(action, limits)
+        problem = text_problem(action, limits)
+        if problem is not None:
+            raise _Invalid(problem)
         stripped = action.strip()
         if not stripped:
             raise _Invalid("empty action: send text or a tool call")
         if stripped[0] in "{[":
             try:
-                decoded = json.loads(stripped)
-            except ValueError as exc:
+                decoded = decode_json(stripped, limits)
+            except NotJson as exc:
                 if stripped[0] == "{":
-                    raise _Invalid(f"action looks like JSON but does not parse: {exc}") from None
+                    raise _Invalid(str(exc)) from None
                 return AgentAction(text=action)
+            except InvalidInput as exc:
+                raise _Invalid(str(exc)) from None
             if stripped[0] == "[" and not (isinstance(decoded, list) and decoded and all(isinstance(d, dict) for d in decoded)):
                 return AgentAction(text=action)
-            return _from_object(decoded)
+            return _from_object(decoded, limits)
         return AgentAction(text=action)
     except _Invalid as exc:
         return AgentAction(error=str(exc))

@@ -9,7 +9,8 @@ domain world executes tool calls. An explicit state machine, no threads:
   opening message. ``info`` adds ``task_id``, ``tools`` (OpenAI schemas),
   ``system_prompt`` (instructions + the domain policy) and ``greeting`` (the text the
   env said for the agent, so an agent can put it in its own history).
-* ``step(action)`` is one agent turn (action forms: :mod:`userbench_env.envs.actions`).
+* ``step(action)`` is one agent turn (action forms: :mod:`userbench_env.envs.actions`;
+  input limits: :mod:`userbench_env.core.limits`, overridden with ``limits={...}``).
   Tool calls run against the world and their results are the observation (one call:
   its content; several: a JSON list of ``{"id", "name", "content", "error"}``); the
   user is not consulted. Text goes to the proxy, which may call its own tools (run
@@ -24,7 +25,12 @@ domain world executes tool calls. An explicit state machine, no threads:
   with termination ``error`` and ``info["episode"]["error"]`` set; with
   ``on_proxy_error="raise"`` (the default) ``reset``/``step`` then raise it, its
   message naming the proxy, model and endpoint, so a misconfigured user fails loudly;
-  with ``"record"`` (what the runners use) the step returns the terminal info instead.
+  with ``"record"`` (what the runners use) the step returns the terminal info instead. A tool
+  result over ``limits.max_result_chars`` ends it as the agent's failure (termination
+  ``limit_exceeded``, reward 0).
+* ``step`` before the first ``reset`` raises ``gymnasium.error.ResetNeeded``; a step
+  after the episode ended changes nothing and returns an empty observation, reward 0.0,
+  the same terminated/truncated flags and the terminal info.
 * ``user_proxy_options`` are the keywords of the proxy a spec string builds
   (:func:`~userbench_env.proxies.spec.make_proxy`: ``base_url``, ``api_key_env``,
   ``timeout``, ``max_retries``, ``temperature``, ``max_tokens``, ``price_override``, ...).
@@ -45,7 +51,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import Any, Generator, Literal
 
 import gymnasium as gym
@@ -57,6 +65,7 @@ from userbench_env.envs.actions import parse_action
 from userbench_env.envs.conventions import positive_int
 from userbench_env.envs.machine import adrive, drive
 from userbench_env.envs.info import Counters, episode_summary, step_info
+from userbench_env.core.limits import InputLimits, clip_observation, resolve_limits
 from userbench_env.envs.spaces import AnyText
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.grading import grade_criteria
@@ -115,6 +124,7 @@ class ConversationEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         user_proxy_options: dict[str, Any] | None = None,
         on_proxy_error: ProxyErrorPolicy = "raise",
+        limits: InputLimits | Mapping[str, Any] | None = None,
     ):
         if on_proxy_error not in ("raise", "record"):
             raise ValueError(f"on_proxy_error must be 'raise' or 'record', got {on_proxy_error!r}")
@@ -135,8 +145,9 @@ class ConversationEnv(gym.Env[str, str]):
         self.judge = judge
         self.rubrics = rubrics
         self.render_mode = render_mode
-        self.observation_space = AnyText()
-        self.action_space = AnyText()
+        self.limits = resolve_limits(limits)
+        self.observation_space = AnyText(self.limits.max_observation_chars)
+        self.action_space = AnyText(self.limits.max_action_chars)
         self.task: Task | None = None
         self.messages: list[Message] = []
         self._done = True
@@ -211,7 +222,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.user_tools = self._user_tool_schemas(task)
         self.counters = Counters()
         self.tracker = RuleTracker(self._rule_plan(task))
-        self._done, self._truncated = False, False
+        self._done, self._truncated, self._over_limit = False, False, False
         self.termination: str | None = None
         self.error: str | None = None
         self._episode: dict[str, Any] | None = None
@@ -220,19 +231,29 @@ class ConversationEnv(gym.Env[str, str]):
         self.messages = [greeting]
         self._view: list[Message] = [greeting]
         self.tracker.agent_text(0, GREETING)
-        observation = yield from self._user_turn(0)
+        observation = self._observation((yield from self._user_turn(0)))
         info = self._info()
         info.update(task_id=task.id, tools=self.world.tool_schemas("agent"), system_prompt=agent_system_prompt(self.world.policy),
                     greeting=GREETING)
         return observation, info
 
+    def _ended_step(self) -> StepResult:
+        """``step`` before the first reset raises ``ResetNeeded``; after the end, an empty terminal step."""
+        if self.task is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        return "", 0.0, not self._truncated, self._truncated, self._info()
+
+    def _observation(self, text: str) -> str:
+        """``text`` clipped to the observation limit."""
+        return clip_observation(text, self.limits.max_observation_chars)
+
     def _step_machine(self, action: Any) -> Machine:
         if self._done:
-            return "", 0.0, not self._truncated, self._truncated, self._info()
+            return self._ended_step()
         counters = self.counters
         counters.turn += 1
         turn = counters.turn
-        parsed = parse_action(action)
+        parsed = parse_action(action, self.limits)
         if parsed.error is not None:
             counters.invalid_actions += 1
             counters.tool_errors += 1
@@ -253,12 +274,22 @@ class ConversationEnv(gym.Env[str, str]):
                 observation = yield from self._user_turn(turn)
         self.world.sync()
         if not self._done:
-            if counters.tool_errors >= self.max_errors:
+            if self._over_limit:
+                self._finish("limit_exceeded")
+            elif counters.tool_errors >= self.max_errors:
                 self._finish("too_many_errors")
             elif turn >= self.max_turns:
                 self._finish("max_turns", truncated=True)
         reward = self._reward if self._done else 0.0
-        return observation, reward, self._done and not self._truncated, self._truncated, self._info()
+        return self._observation(observation), reward, self._done and not self._truncated, self._truncated, self._info()
+
+    def _execute(self, call: ToolCall, seconds: float) -> ToolResult:
+        """Run ``call`` under a budget of ``seconds``; a result over ``max_result_chars`` marks
+        the episode for ending (``limit_exceeded``)."""
+        result = self.world.execute(call, seconds)
+        if len(result.content) > self.limits.max_result_chars:
+            self._over_limit = True
+        return result
 
     def _run_agent_calls(self, turn: int, text: str | None, calls: list[ToolCall]) -> str:
         calls = [
@@ -267,8 +298,15 @@ class ConversationEnv(gym.Env[str, str]):
         self.messages.append(Message(role="assistant", content=text, tool_calls=calls, turn=turn))
         results = []
         wanted = self.tracker.agent_call_names
+        deadline = time.monotonic() + self.limits.action_seconds
         for call in calls:
-            result = self.world.execute(call)
+            left = min(self.limits.tool_seconds, deadline - time.monotonic())
+            if self._over_limit or left <= 0:
+                reason = "an earlier result was too large" if self._over_limit else \
+                    f"the action's time budget of {self.limits.action_seconds:g} s is spent"
+                result = ToolResult(content=f"Error: not run: {reason}", error=True)
+            else:
+                result = self._execute(call, left)
             self.counters.agent_tool_calls += 1
             self.counters.tool_errors += result.error
             if wanted is None or call.name in wanted:  # other agent calls no rule reacts to
@@ -291,8 +329,8 @@ class ConversationEnv(gym.Env[str, str]):
             if reply.tool_call is not None:
                 calls += 1
                 self._run_user_call(turn, reply, calls)
-                if self.counters.tool_errors >= self.max_errors:
-                    self._finish("too_many_errors")
+                if self._over_limit or self.counters.tool_errors >= self.max_errors:
+                    self._finish("limit_exceeded" if self._over_limit else "too_many_errors")
                     return ""
                 continue
             text = reply.text or ""
@@ -316,7 +354,7 @@ class ConversationEnv(gym.Env[str, str]):
                 content=f"Error: at most {self.max_user_tool_calls} tool calls per turn; answer the agent in text.", error=True
             )
         elif self.user_tools:
-            result = self.world.execute(call)
+            result = self._execute(call, self.limits.tool_seconds)
         else:
             result = ToolResult(content="Error: User tools not available", error=True)
         self.counters.user_tool_calls += 1

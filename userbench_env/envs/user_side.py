@@ -18,8 +18,10 @@ termination and R_tau evaluation, with the policy in the user's seat.
   text, which is the observation. A user tool call (JSON ``{"name", "arguments"}``,
   or an OpenAI-style message dict with one tool call) runs in the world and its
   result is the observation; the agent is not consulted. Anything else (blank text,
-  broken JSON, several calls) gets an ``Error: invalid action: ...`` observation and
-  counts as a tool error.
+  broken JSON, several calls, anything against the input policy of
+  :mod:`userbench_env.core.limits`) gets an ``Error: invalid action: ...`` observation
+  and counts as a tool error. ``step`` before ``reset`` and after the end behave as in
+  the agent-side env (``ResetNeeded``; an empty terminal step).
 * Termination: an end token in the policy's text (``###STOP###``, ``###TRANSFER###``,
   ``###OUT-OF-SCOPE###``), ``###STOP###`` in the agent's text (its last message is the
   observation), ``max_errors`` tool errors: ``terminated``; the agent-turn budget
@@ -53,6 +55,7 @@ from userbench_env.core.messages import Message
 from userbench_env.core.task import Task
 from userbench_env.envs.actions import parse_action
 from userbench_env.envs.conversation import ConversationEnv, StepResult
+from userbench_env.core.limits import DEFAULT_LIMITS, InputLimits
 from userbench_env.envs.machine import Machine, adrive, drive
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.proxies.prompt import GuidelineSource, render_scenario, system_prompt
@@ -72,9 +75,9 @@ class PolicySeat(UserProxy):
         raise RuntimeError("the policy plays the user in UserSideEnv: its turns come from step(), not a proxy")
 
 
-def parse_user_action(action: Any) -> UserTurn | str:
+def parse_user_action(action: Any, limits: InputLimits = DEFAULT_LIMITS) -> UserTurn | str:
     """A policy action as a :class:`UserTurn` (text, or one user tool call), or the reason it is invalid."""
-    parsed = parse_action(action)
+    parsed = parse_action(action, limits)
     if parsed.error is not None:
         return parsed.error
     if len(parsed.calls) > 1:
@@ -132,7 +135,7 @@ class UserSideEnv(ConversationEnv):
             tools=list(self.user_tools),
             system_prompt=system_prompt(task, bool(self.user_tools), self.guidelines),
         )
-        return self._seen(), info
+        return self._observation(self._seen()), info
 
     def step(self, action: Any) -> StepResult:
         """One user turn; returns (observation, reward, terminated, truncated, info)."""
@@ -166,8 +169,8 @@ class UserSideEnv(ConversationEnv):
         """One user turn: hand it to the suspended agent-side machine, then let the agent
         act (yielding ``(observation, info)`` requests) until the user is needed again."""
         if self._done:
-            return self._result("")
-        turn = parse_user_action(action)
+            return self._ended_step()
+        turn = parse_user_action(action, self.limits)
         if isinstance(turn, str):
             self.counters.invalid_actions += 1
             self.counters.tool_errors += 1
@@ -206,7 +209,7 @@ class UserSideEnv(ConversationEnv):
 
     def _result(self, observation: str) -> StepResult:
         reward = self._reward if self._done else 0.0
-        return observation, reward, self._done and not self._truncated, self._truncated, self._info()
+        return self._observation(observation), reward, self._done and not self._truncated, self._truncated, self._info()
 
     def _close_pending(self) -> None:
         if self._pending is not None:

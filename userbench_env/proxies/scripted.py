@@ -21,6 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
@@ -65,16 +66,22 @@ def _kind_words(kind: str) -> str:
 
 
 def _find_arguments(text: str, start: int) -> dict[str, Any]:
-    """The first JSON object in ``text`` after ``start`` (``{}`` when there is none)."""
+    """The first JSON object in ``text`` after ``start`` (``{}`` when there is none, or when
+    it breaks the input policy of :mod:`userbench_env.core.limits`: too deep, non-string
+    keys, too many entries, too large)."""
     decoder = json.JSONDecoder()
     brace = text.find("{", start)
     while brace != -1:
         try:
             value, _ = decoder.raw_decode(text, brace)
+        except RecursionError:  # nested past the stack: no usable arguments
+            return {}
         except ValueError:
             brace = text.find("{", brace + 1)
             continue
-        return value if isinstance(value, dict) else {}
+        if not isinstance(value, dict) or value_problem(value) is not None or arguments_problem(value) is not None:
+            return {}
+        return value
     return {}
 
 

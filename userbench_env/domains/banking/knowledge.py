@@ -7,7 +7,7 @@ document order. Scores are computed from an inverted index of the same model: pe
 term, only the documents holding it get its term (every other document's term is 0),
 with the same float operations in the same order as ``BM25Okapi.get_scores``, so the
 scores are bit-identical at a fraction of the cost. ``grep`` ranks documents by the number of (case-insensitive) regex matches
-in their content. Both answer at most ``top_k`` (10) hits in the format::
+in their content. Matching runs on the ``regex`` engine with a timeout (see :meth:`KnowledgeBase.grep`). Both answer at most ``top_k`` (10) hits in the format::
 
     1. <title>
        ID: <id>
@@ -24,7 +24,9 @@ import time
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+from userbench_env.domains.deadline import ToolTimeout, remaining
 
 TOP_K = 10
 _REGEX_SYNTAX = re.compile(r"[.^$*+?{}\[\]\\|()]")
@@ -101,25 +103,48 @@ class KnowledgeBase:
         unsafe = {c for c in odd if any(ch.isascii() for ch in c.lower()) or _FOLDS_TO_ASCII.fullmatch(c)}
         return [None if unsafe.intersection(doc.content) else doc.content.lower() for doc in self.documents]
 
-    def _count(self, regex: re.Pattern[str], literal: str | None, index: int) -> int:
+    def _count(self, findall: Callable[[str], list[Any]], literal: str | None, index: int) -> int:
         folded = self._folded[index] if literal else None
         if folded is not None:
             return folded.count(literal)
-        return len(regex.findall(self.documents[index].content))
+        return len(findall(self.documents[index].content))
 
     def grep(self, pattern: str, top_k: int = TOP_K, case_sensitive: bool = False) -> list[tuple[KBDocument, float]]:
-        """Documents ranked by their number of regex matches (a bad regex is taken literally)."""
+        """Documents ranked by their number of regex matches (a bad regex is taken literally).
+
+        Whether the pattern is valid (else it is escaped) is decided by ``re``, as in
+        tau2; matching runs on the ``regex`` engine (version 0, ``re``-compatible) so a
+        catastrophically backtracking pattern stops at the call's time budget
+        (:func:`~userbench_env.domains.deadline.remaining`) with :class:`ToolTimeout`.
+        """
         flags = 0 if case_sensitive else re.IGNORECASE
         try:
-            regex = re.compile(pattern, flags)
+            compiled = re.compile(pattern, flags)
         except re.error:
-            regex = re.compile(re.escape(pattern), flags)
+            compiled = re.compile(re.escape(pattern), flags)
+        findall = _bounded_findall(compiled)
         # Fast path, same counts: a case-insensitive ASCII literal is counted with str.count.
         plain = not case_sensitive and pattern.isascii() and pattern and not _REGEX_SYNTAX.search(pattern)
-        literal = pattern.lower() if plain and regex.pattern == pattern else None
-        counts = [(doc, self._count(regex, literal, i)) for i, doc in enumerate(self.documents)]
+        literal = pattern.lower() if plain and compiled.pattern == pattern else None
+        counts = [(doc, self._count(findall, literal, i)) for i, doc in enumerate(self.documents)]
         hits = sorted((pair for pair in counts if pair[1] > 0), key=lambda pair: -pair[1])
         return [(doc, float(count)) for doc, count in hits[:top_k]]
+
+
+def _bounded_findall(compiled: re.Pattern[str]) -> Callable[[str], list[Any]]:
+    """``compiled.findall`` on the ``regex`` engine, stopped at the call's time budget
+    (:class:`ToolTimeout`)."""
+    import regex
+
+    matcher = regex.compile(compiled.pattern, regex.VERSION0 | (compiled.flags & regex.IGNORECASE))
+
+    def findall(text: str) -> list[Any]:
+        try:
+            return matcher.findall(text, timeout=remaining())
+        except TimeoutError:
+            raise ToolTimeout from None
+
+    return findall
 
 
 def format_hits(hits: list[tuple[KBDocument, float]]) -> str:
