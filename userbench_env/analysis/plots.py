@@ -10,7 +10,7 @@ from userbench_env.errors import require_module
 
 def require_matplotlib() -> None:
     """Raise :class:`~userbench_env.errors.MissingDependency` naming the ``plot`` extra without matplotlib."""
-    require_module("matplotlib", "plots", "plot")
+    require_module("matplotlib", "--plots", "plot")
 
 
 def _pyplot() -> Any:

@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
         limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns, out=args.out,
         retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path, judge=args.judge,
+        rubrics=args.rubrics,
         proxy_options=options, agent_options=agent_options,
     )
     try:
@@ -123,6 +124,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument(f"--{role}-{suffix}", type=kind, help=f"{text}, for {who}")
     p.add_argument("--judge", help="judge criteria: 'deferred' (left pending for `userbench grade`) or a litellm "
                                    "model spec (default: rules only, judge criteria not graded)")
+    p.add_argument("--rubrics", metavar="DIR", help="rubric root (from `userbench generate-rubrics`) whose judge "
+                                                    "criteria every episode adds")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--json", action="store_true", help="print the run and summary as JSON")
     p.set_defaults(func=run)

@@ -50,7 +50,8 @@ class EvalConfig(BaseModel):
     spec (same keys). ``hosting`` names how the user model is
     served (``local`` for scripted kinds, ``self-hosted`` with a ``base_url``, else
     ``api``) unless given per proxy. ``judge`` grades the judge criteria: ``None`` (rules
-    only), ``"deferred"`` (left pending for ``userbench grade``) or a litellm model spec.
+    only), ``"deferred"`` (left pending for ``userbench grade``) or a litellm model spec;
+    ``rubrics`` is a rubric root whose judge criteria the envs add (``rubrics=`` of the env).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -70,6 +71,7 @@ class EvalConfig(BaseModel):
     progress: bool = True
     data_path: str | None = None
     judge: str | None = None
+    rubrics: str | None = None
     proxy_options: dict[str, Any] = Field(default_factory=dict)
     agent_options: dict[str, Any] = Field(default_factory=dict)
     hosting: dict[str, str] = Field(default_factory=dict)
@@ -157,6 +159,7 @@ def env_factory(config: EvalConfig) -> Any:
         return ConversationEnv(
             domain, config.source, split=None, user_proxy=make_proxy(proxy, **proxy_options(proxy, config)),
             max_turns=config.max_turns, data_path=config.data_path, on_proxy_error="record", judge=config.judge,
+            rubrics=config.rubrics,
         )
 
     return make_env
