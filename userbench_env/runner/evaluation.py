@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import warnings
 from pathlib import Path
 from typing import Any, Hashable
 
@@ -189,6 +190,9 @@ async def arun_eval(config: EvalConfig, backend: BackendName = "local", ray_addr
     store = EpisodeStore(config.out)
     metas = plan(config)
     done = store.done_keys(retry_errors=config.retry_errors)
+    if store.unreadable:
+        warnings.warn(f"{store.path}: skipped {store.unreadable} unreadable line(s) (a torn tail or corrupt "
+                      "records); their episodes run again", RuntimeWarning, stacklevel=2)
     todo = [m for m in metas if m.key not in done]
     make_agent = agent_factory(config.agent, **(config.agent_options if is_llm_spec(config.agent) else {}))
     jobs = [Job(meta, (meta.proxy, meta.domain), make_agent) for meta in todo]

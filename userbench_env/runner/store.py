@@ -30,21 +30,24 @@ class EpisodeStore:
     def records(self) -> Iterator[dict[str, Any]]:
         """Every complete record (a JSON object) in file order.
 
-        A torn last line, a line that is not JSON and a JSON value that is not an object
-        are skipped; when the pass ends, :attr:`unreadable` holds how many were.
+        The file is read as bytes up to each newline and only a complete line is decoded
+        (strict UTF-8), so a tail cut anywhere, even inside a multi-byte character, is just
+        a torn line. A torn last line, a line that is not UTF-8 or not JSON (or nests past
+        the stack) and a JSON value that is not an object are skipped; when the pass ends,
+        :attr:`unreadable` holds how many were.
         """
         self.unreadable = skipped = 0
         if not self.path.exists():
             return
-        with self.path.open("r", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                torn = not line.endswith("\n")  # the tail of a killed writer
-                line = line.strip()
-                if not line:
+        with self.path.open("rb") as handle:
+            for raw in handle:
+                torn = not raw.endswith(b"\n")  # the tail of a killed writer
+                raw = raw.strip()
+                if not raw:
                     continue
                 try:
-                    record = None if torn else json.loads(line)
-                except json.JSONDecodeError:
+                    record = None if torn else json.loads(raw.decode("utf-8"))
+                except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
                     record = None
                 if isinstance(record, dict):
                     yield record
@@ -74,7 +77,8 @@ class EpisodeStore:
         with self._lock:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._repair_tail()
-            with self.path.open("a", encoding="utf-8") as handle:
+            # a lone surrogate (not encodable) is written as its JSON escape, so no record breaks the batch
+            with self.path.open("a", encoding="utf-8", errors="backslashreplace") as handle:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
