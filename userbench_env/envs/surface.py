@@ -9,16 +9,27 @@ scores the backend's artifact (:func:`userbench_env.surfaces.artifacts.score_art
 and returns the reward (1/0 single, checks held for multi; 0 on error) with
 ``info["episode"]``: status pass/fail/error (``pending`` when chat judging is deferred),
 reward, max_points, per-check verdicts, error and the artifact.
+
+Actions go through the input policy of :mod:`userbench_env.core.limits` first (``limits=``
+overrides it): a non-string, a text over the limit or with a NUL or lone surrogate, and
+JSON nested too deep or too large are invalid actions (``Invalid action: ...``, counted
+in ``info["invalid_actions"]``, the episode goes on); text observations are clipped to
+``max_observation_chars``. ``step`` before the first ``reset`` raises
+``gymnasium.error.ResetNeeded``; a step after the episode ended changes nothing and
+returns an empty observation (``""``, or empty text and a black image), reward 0.0, the
+same terminated/truncated flags and the terminal info, as in the conversation envs.
 """
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 
-from userbench_env.envs.conventions import positive_int
+from userbench_env.core.limits import InputLimits, InvalidInput, NotJson, clip_observation, decode_json, resolve_limits, text_problem
+from userbench_env.envs.conventions import TIME_LIMIT, positive_int
 from userbench_env.envs.spaces import AnyText
 from userbench_env.registration import mark_nondeterministic
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
@@ -27,11 +38,27 @@ from userbench_env.surfaces.personas.render import render_persona
 from userbench_env.surfaces.tasks import SurfaceTask, load_surface_tasks
 
 
-def surface_observation_space(image_shape: tuple[int, int, int] | None) -> gym.Space:
-    """Text observations, or ``Dict(text, image)`` with an RGB ``uint8`` image of ``image_shape``."""
+def surface_observation_space(image_shape: tuple[int, int, int] | None, max_length: int = 1_000_000) -> gym.Space:
+    """Text observations of at most ``max_length`` characters, or ``Dict(text, image)`` with
+    an RGB ``uint8`` image of ``image_shape``."""
     if image_shape is None:
-        return AnyText()
-    return gym.spaces.Dict({"text": AnyText(), "image": gym.spaces.Box(0, 255, image_shape, np.uint8)})
+        return AnyText(max_length)
+    return gym.spaces.Dict({"text": AnyText(max_length), "image": gym.spaces.Box(0, 255, image_shape, np.uint8)})
+
+
+def action_problem(action: Any, limits: InputLimits) -> str | None:
+    """Why a surface action breaks the input policy, or ``None`` (the backend judges the rest)."""
+    if not isinstance(action, str):
+        return f"expected text, got {type(action).__name__}"
+    problem = text_problem(action, limits)
+    if problem is None and action.lstrip()[:1] in ("{", "["):
+        try:
+            decode_json(action, limits)
+        except NotJson:  # not JSON after all: the backend says what it expected
+            pass
+        except InvalidInput as exc:
+            problem = str(exc)
+    return problem
 
 
 class SurfaceEnv(gym.Env[str, str]):
@@ -67,6 +94,7 @@ class SurfaceEnv(gym.Env[str, str]):
         max_turns: int | None = None,
         render_mode: str | None = None,
         surface_options: dict[str, Any] | None = None,
+        limits: InputLimits | Mapping[str, Any] | None = None,
     ) -> None:
         self.surface = surface
         self._bot = bot
@@ -87,8 +115,10 @@ class SurfaceEnv(gym.Env[str, str]):
         self.judge = None if judge in (None, "deferred") else judge
         self.max_turns = None if max_turns is None else positive_int("max_turns", max_turns)
         self.render_mode = render_mode
-        self.observation_space = surface_observation_space(getattr(self.backend, "image_shape", None))
-        self.action_space = AnyText(sampler=self.backend.sample_action)
+        self.limits = resolve_limits(limits)
+        self.observation_space = surface_observation_space(getattr(self.backend, "image_shape", None),
+                                                           self.limits.max_observation_chars)
+        self.action_space = AnyText(self.limits.max_action_chars, sampler=self.backend.sample_action)
         self._personas: dict[str, Persona] = {}
         self._task: SurfaceTask | None = None
         self._last_obs = ""
@@ -120,13 +150,17 @@ class SurfaceEnv(gym.Env[str, str]):
         return self._observe(self._last_obs), info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """One persona action; the terminal step scores the artifact."""
-        if self._task is None or self._done:
-            raise RuntimeError("call reset() before step()")
+        """One persona action; the terminal step scores the artifact (before reset and after
+        the end: see the module docstring)."""
+        if self._task is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self._done:
+            return self._empty_observation(), 0.0, not self._final_truncated, self._final_truncated, dict(self._final_info)
         self._turn += 1
-        if not isinstance(action, str):
+        problem = action_problem(action, self.limits)
+        if problem is not None:
             self._invalid += 1
-            self._last_obs = f"Invalid action: expected text, got {type(action).__name__}."
+            self._last_obs = f"Invalid action: {problem}."
             return self._finish_or_continue(self._last_obs, done=False, error=None)
         result = self.backend.step(action)
         self._invalid += int(result.invalid)
@@ -135,8 +169,15 @@ class SurfaceEnv(gym.Env[str, str]):
 
     def _observe(self, text: str) -> Any:
         """The observation for ``text``: the backend's own shape when it has one (web screenshots)."""
+        text = clip_observation(text, self.limits.max_observation_chars)
         observe = getattr(self.backend, "observe", None)
         return observe(text) if observe is not None else text
+
+    def _empty_observation(self) -> Any:
+        """The observation of a step after the end: empty text (and a black image)."""
+        if isinstance(self.observation_space, gym.spaces.Dict):
+            return {"text": "", "image": np.zeros(self.observation_space["image"].shape, np.uint8)}
+        return ""
 
     def _finish_or_continue(self, obs: str, done: bool, error: str | None) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation = self._observe(obs)
@@ -160,6 +201,7 @@ class SurfaceEnv(gym.Env[str, str]):
         info["episode"] = episode
         if episode["error"]:
             info["error"] = episode["error"]
+        self._final_truncated, self._final_info = termination in ("truncated", TIME_LIMIT), info
         return (float(episode["reward"]) if episode["status"] in ("pass", "fail") else 0.0), info
 
     def _score(self, error: str | None, termination: str) -> dict[str, Any]:
