@@ -8,10 +8,15 @@ Shape (APB's computer-use JSON, flattened): ``{"type": ..., "x", "y", "end_x", "
 and scroll_y / scroll_x in wheel notches, positive = down/right), ``drag`` (x, y to
 end_x, end_y), ``wait`` (seconds, at most 3) and ``done`` (ends the episode; so do
 ``answer`` and ``terminate``).
+
+Input the display could not take is invalid here, before it reaches xdotool: text with
+a NUL byte, more than :data:`MAX_KEYS` keys, or a key that is not an X key name or a
+``+`` combination of them (so nothing can look like a command-line flag).
 """
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -19,6 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 ActionType = Literal["click", "double_click", "triple_click", "right_click", "move", "type", "key", "scroll",
                      "drag", "wait", "done"]
 POINTER = {"click", "double_click", "triple_click", "right_click", "move", "scroll", "drag"}
+#: at most this many keys in one ``key`` action
+MAX_KEYS = 32
+#: an X keysym name (``Return``, ``a``, ``KP_Enter``, ``F5``) or a ``+`` combination (``ctrl+shift+Tab``)
+_KEY_RE = re.compile(r"[A-Za-z0-9_]{1,40}(\+[A-Za-z0-9_]{1,40}){0,5}")
 TERMINAL_ALIASES = {"answer": "done", "terminate": "done", "left_click": "click", "doubleclick": "double_click",
                     "keypress": "key", "mouse_move": "move"}
 
@@ -50,6 +59,14 @@ class AppAction(BaseModel):
             raise ValueError("type needs a non-empty text")
         if self.type == "key" and not self.keys:
             raise ValueError("key needs keys, e.g. \"Return\" or \"ctrl+a\"")
+        if self.text is not None and "\x00" in self.text:
+            raise ValueError("text must not contain a NUL character")
+        keys = [self.keys] if isinstance(self.keys, str) else self.keys or []
+        if len(keys) > MAX_KEYS:
+            raise ValueError(f"at most {MAX_KEYS} keys per action, got {len(keys)}")
+        bad = next((k for k in keys if not _KEY_RE.fullmatch(k)), None)
+        if bad is not None:
+            raise ValueError(f"{bad[:40]!r} is not a key name (e.g. \"Return\", \"a\", \"ctrl+a\")")
         return self
 
     def check_bounds(self, width: int, height: int) -> None:
@@ -70,6 +87,8 @@ def parse_action(text: str, width: int, height: int) -> AppAction:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise ValueError("JSON nested too deeply") from exc
     if isinstance(data, dict) and isinstance(data.get("action"), dict):
         data = data["action"]
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):

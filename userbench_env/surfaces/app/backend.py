@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from userbench_env.surfaces.app.actions import parse_action
+from userbench_env.surfaces.app.driver import InvalidInput
 from userbench_env.surfaces.app.runtime import (
     DEFAULT_IMAGE,
     AppRuntime,
@@ -90,7 +91,11 @@ class AppBackend:
         if self.runtime is None:
             self.runtime = make_runtime(self.runtime_kind, self.width, self.height, self.image)
         self._task = task
-        self._frame = self.runtime.start(launch_payload(task.app, task.answer_key))
+        try:
+            self._frame = self.runtime.start(launch_payload(task.app, task.answer_key))
+        except BaseException:
+            self.close()  # a failed reset leaves no display, app or folder behind
+            raise
         return self.text(f"{errand_text(task.instruction)}\n\n{GUIDANCE}")
 
     def text(self, note: str) -> str:
@@ -118,6 +123,8 @@ class AppBackend:
             return SurfaceStep(observation=self.text("Done."), done=True)
         try:
             frame = self.runtime.act(parsed.to_driver())
+        except InvalidInput as exc:  # the agent's input, refused by the display: its mistake
+            return SurfaceStep(observation=self.text(f"Invalid action: {exc}."), invalid=True)
         except Exception as exc:  # noqa: BLE001 (display, container or xdotool failure: an infrastructure error)
             return SurfaceStep(observation=self.text(f"The app could not be driven: {exc}"),
                                error=f"app runtime failed: {exc}")

@@ -14,7 +14,8 @@ the container (run as a script by the Docker runtime):
 
 Script use: ``driver.py loop STATE_DIR DISPLAY`` reads one request per stdin line
 (``{"action": {...} or null, "op": "sync"|"load", ...op args}``), runs :func:`frame`
-and answers each with one JSON line (``{"ui", "width", "height", "size", "error"}``)
+and answers each with one JSON line (``{"ui", "width", "height", "size", "error"}``, plus
+``"invalid"`` when the agent's input was refused)
 followed by ``size`` bytes of raw screenshot;
 ``driver.py serve PAYLOAD OUT_DIR STATE_DIR WxH`` runs Xvfb on ``:1`` and keeps the app
 alive (relaunching it when it dies) until killed.
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 APP_SCRIPT = Path(__file__).with_name("tkapp.py")
 SYNC_TIMEOUT = 10.0
@@ -39,20 +40,38 @@ class AppTimeout(RuntimeError):
     """The app did not answer a control request in time (dead or hung)."""
 
 
-def start_display(width: int, height: int, display: int | None = None) -> tuple[subprocess.Popen, str]:
-    """Start Xvfb (``WIDTHxHEIGHTx24``, no TCP); returns the process and ``":N"``.
+class InvalidInput(ValueError):
+    """The action's input cannot be performed (xdotool refused a key or the text): the
+    agent's mistake, answered as an invalid action, never an infrastructure error."""
+
+
+#: called with each process right after it starts (before any wait), so its owner can
+#: register it for cleanup
+OnStart = Callable[[subprocess.Popen], None]
+
+
+def _started(proc: subprocess.Popen, on_start: OnStart | None) -> subprocess.Popen:
+    if on_start is not None:
+        on_start(proc)
+    return proc
+
+
+def start_display(width: int, height: int, display: int | None = None,
+                  on_start: OnStart | None = None) -> tuple[subprocess.Popen, str]:
+    """Start Xvfb (``WIDTHxHEIGHTx24``, no TCP) in its own session; returns the process and ``":N"``.
 
     Without ``display`` the server picks a free number and reports it on a pipe.
     """
     screen = ["-screen", "0", f"{width}x{height}x24", "-nolisten", "tcp", "-nocursor"]
     if display is not None:
-        proc = subprocess.Popen(["Xvfb", f":{display}", *screen], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        proc = _started(subprocess.Popen(["Xvfb", f":{display}", *screen], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL, start_new_session=True), on_start)
         _wait_for_socket(display, proc)
         return proc, f":{display}"
     read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), *screen], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = _started(subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), *screen], pass_fds=(write_fd,),
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True),
+                    on_start)
     os.close(write_fd)
     with os.fdopen(read_fd) as pipe:
         number = pipe.readline().strip()
@@ -71,12 +90,12 @@ def _wait_for_socket(display: int, proc: subprocess.Popen) -> None:
 
 
 def launch_app(display: str, payload: Path, out_dir: Path, state_dir: Path, size: str,
-               python: str = sys.executable) -> subprocess.Popen:
-    """Start the Tk app on ``display`` and wait for its first ``ui.json``."""
+               python: str = sys.executable, on_start: OnStart | None = None) -> subprocess.Popen:
+    """Start the Tk app on ``display`` in its own session and wait for its first ``ui.json``."""
     (state_dir / "ui.json").unlink(missing_ok=True)
-    proc = subprocess.Popen([python, str(APP_SCRIPT), str(payload), str(out_dir), str(state_dir), size],
-                            env={**os.environ, "DISPLAY": display}, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = _started(subprocess.Popen([python, str(APP_SCRIPT), str(payload), str(out_dir), str(state_dir), size],
+                                     env={**os.environ, "DISPLAY": display}, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL, start_new_session=True), on_start)
     deadline = time.monotonic() + SYNC_TIMEOUT
     while not (state_dir / "ui.json").exists():
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -144,15 +163,26 @@ def xdotool_args(action: dict[str, Any]) -> list[list[str]]:
 
 
 def perform(action: dict[str, Any], display: str) -> None:
-    """Carry out one validated action on ``display`` (``RuntimeError`` if xdotool fails)."""
+    """Carry out one validated action on ``display``.
+
+    xdotool refusing a ``key`` or ``type`` input (an unknown key sequence, a NUL byte)
+    raises :class:`InvalidInput`; any other failure ``RuntimeError``.
+    """
     if action["type"] == "wait":
         time.sleep(min(float(action.get("seconds", 1.0)), MAX_WAIT))
     env = {**os.environ, "DISPLAY": display}
+    agent_input = action["type"] in ("key", "type")
     for args in xdotool_args(action):
-        done = subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=30,
-                              check=False)
+        try:
+            done = subprocess.run(["xdotool", *args], env=env, capture_output=True, text=True, timeout=30,
+                                  check=False)
+        except ValueError as exc:  # an argument the OS cannot pass (embedded NUL)
+            raise InvalidInput(f"{action['type']} input cannot be sent: {exc}") from exc
         if done.returncode != 0:
-            raise RuntimeError(f"xdotool {args[0]} failed: {done.stderr.strip() or done.returncode}")
+            reason = done.stderr.strip().splitlines()[0] if done.stderr.strip() else f"exit {done.returncode}"
+            if agent_input:
+                raise InvalidInput(f"{action['type']} input was refused: {reason}")
+            raise RuntimeError(f"xdotool {args[0]} failed: {reason}")
 
 
 def screenshot(display: str) -> tuple[int, int, bytes]:
@@ -178,6 +208,8 @@ def answer(state_dir: Path, display: str, req: dict[str, Any]) -> bytes:
     try:
         ui, (width, height, pixels) = frame(state_dir, display, **req)
         header = {"ui": ui, "width": width, "height": height, "error": None}
+    except InvalidInput as exc:
+        header, pixels = {"ui": read_ui(state_dir), "error": None, "invalid": str(exc)}, b""
     except (AppTimeout, RuntimeError, subprocess.TimeoutExpired) as exc:
         header, pixels = {"ui": read_ui(state_dir), "error": str(exc)}, b""
     return json.dumps({**header, "size": len(pixels)}).encode() + b"\n" + pixels

@@ -7,6 +7,12 @@ a task's app (launching display and app if needed) and returns a :class:`Frame`;
 ``close()`` releases everything (idempotent). Both relaunch the app when it has died
 (``restarts`` counts it). :func:`make_runtime` picks one: ``auto`` is Docker when a
 daemon answers and the image exists, else local.
+
+What a runtime starts (Xvfb and the app in their own process groups, its temporary
+folder, its container) never outlives it: ``close()`` releases it; so do garbage
+collection and interpreter exit (a ``weakref.finalize``); and a watchdog process
+(:mod:`.guard`) releases it when our process dies without running any of those
+(``kill -9``, a crash).
 """
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ import signal
 import subprocess
 import tarfile
 import tempfile
+import weakref
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,6 +33,7 @@ from pydantic import BaseModel, ConfigDict
 
 from userbench_env.errors import MissingDependency, apt_hint, require_module, require_programs
 from userbench_env.surfaces.app import driver
+from userbench_env.surfaces.app.guard import Guard
 
 #: the image ``docker/build_image.sh`` builds
 DEFAULT_IMAGE = "userbench/app-desktop:1"
@@ -74,6 +82,57 @@ def require_local_app() -> None:
         raise MissingDependency(f"{feature} needs Tk for Python, which is not installed: {apt_hint('python3-tk')}")
 
 
+class _Owned:
+    """What one runtime must release however it ends: process groups, containers, a folder.
+
+    Each is registered with a :class:`Guard` the moment it exists; :meth:`release`
+    (idempotent) frees everything and dismisses the guard.
+    """
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.guard = Guard()
+        self.root = root
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.containers: dict[str, Any] = {}
+        if root is not None:
+            self.guard.path(root)
+
+    def adopt(self, name: str, proc: subprocess.Popen) -> None:
+        """Own ``proc`` (leader of its own process group) under ``name``, stopping the previous one."""
+        previous = self.procs.get(name)
+        if previous is not None and previous is not proc:
+            self.stop(name)
+        self.procs[name] = proc
+        self.guard.group(proc.pid)
+
+    def stop(self, name: str) -> None:
+        """Kill the process group owned as ``name`` (if any)."""
+        proc = self.procs.pop(name, None)
+        if proc is not None:
+            _kill_group(proc)
+            self.guard.forget(proc.pid)
+
+    def own_container(self, container: Any) -> None:
+        """Own a Docker container (removed on release)."""
+        self.containers[container.id] = container
+        self.guard.container(container.id)
+
+    def drop_container(self, container: Any) -> None:
+        """Remove an owned container now."""
+        self.containers.pop(container.id, None)
+        _remove_container(container)
+
+    def release(self) -> None:
+        """Kill every group, remove every container, delete the folder, dismiss the guard."""
+        for name in list(self.procs):
+            self.stop(name)
+        for container in list(self.containers.values()):
+            self.drop_container(container)
+        if self.root is not None:
+            shutil.rmtree(self.root, ignore_errors=True)
+        self.guard.close()
+
+
 class LocalRuntime:
     """Xvfb on a free display of this machine, the app as a child process."""
 
@@ -82,27 +141,45 @@ class LocalRuntime:
     def __init__(self, width: int = 1024, height: int = 768) -> None:
         self.width, self.height = width, height
         self.root = Path(tempfile.mkdtemp(prefix="userbench-app-"))
+        self._owned = _Owned(self.root)
+        self._release = weakref.finalize(self, self._owned.release)
         self.state_dir, self.out_dir = self.root / "state", self.root / "output"
         self.state_dir.mkdir()
         self.out_dir.mkdir()
         self.payload = self.root / "payload.json"
-        self.xvfb: subprocess.Popen | None = None
-        self.app: subprocess.Popen | None = None
         self.display = ""
         self.restarts = 0
+
+    @property
+    def xvfb(self) -> subprocess.Popen | None:
+        """The display server's process (``None`` before start or after close)."""
+        return self._owned.procs.get("xvfb")
+
+    @property
+    def app(self) -> subprocess.Popen | None:
+        """The app's process (``None`` before start or after close)."""
+        return self._owned.procs.get("app")
+
+    @property
+    def watchdog_pid(self) -> int:
+        """The process id of this runtime's watchdog (:mod:`.guard`)."""
+        return self._owned.guard.pid
+
+    def _launch_app(self) -> None:
+        driver.launch_app(self.display, self.payload, self.out_dir, self.state_dir, f"{self.width}x{self.height}",
+                          on_start=lambda proc: self._owned.adopt("app", proc))
 
     def _ensure(self) -> bool:
         """Start the display and the app when missing or dead; True if the app was relaunched."""
         if self.xvfb is None or self.xvfb.poll() is not None:
-            require_local_app()
-            self._stop_app()
-            self.xvfb, self.display = driver.start_display(self.width, self.height)
+            self._owned.stop("app")
+            _, self.display = driver.start_display(self.width, self.height,
+                                                   on_start=lambda proc: self._owned.adopt("xvfb", proc))
         if self.app is not None and self.app.poll() is None:
             return False
         relaunch = self.app is not None
         self.restarts += int(relaunch)
-        self.app = driver.launch_app(self.display, self.payload, self.out_dir, self.state_dir,
-                                     f"{self.width}x{self.height}")
+        self._launch_app()
         return relaunch
 
     def _frame(self, action: dict[str, Any] | None, op: str = "sync", **args: Any) -> Frame:
@@ -110,9 +187,8 @@ class LocalRuntime:
         try:
             ui, (width, height, pixels) = driver.frame(self.state_dir, self.display, action, op, **args)
         except driver.AppTimeout:
-            self._stop_app()  # hung or dead: relaunch and show the fresh app
-            self.app = driver.launch_app(self.display, self.payload, self.out_dir, self.state_dir,
-                                         f"{self.width}x{self.height}")
+            self._owned.stop("app")  # hung or dead: relaunch and show the fresh app
+            self._launch_app()
             self.restarts += 1
             ui, (width, height, pixels) = driver.frame(self.state_dir, self.display, None)
             return Frame(ui=ui, width=width, height=height, pixels=pixels, restarted=True)
@@ -137,18 +213,9 @@ class LocalRuntime:
         """The app's process id (``None`` when not running)."""
         return self.app.pid if self.app is not None and self.app.poll() is None else None
 
-    def _stop_app(self) -> None:
-        if self.app is not None:
-            _kill_group(self.app)
-            self.app = None
-
     def close(self) -> None:
-        """Kill the app and Xvfb and delete the temporary folder."""
-        self._stop_app()
-        if self.xvfb is not None:
-            _kill_group(self.xvfb)
-            self.xvfb = None
-        shutil.rmtree(self.root, ignore_errors=True)
+        """Kill the app and Xvfb and delete the temporary folder (idempotent)."""
+        self._release()
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
@@ -159,6 +226,14 @@ def _kill_group(proc: subprocess.Popen) -> None:
         except ProcessLookupError:
             pass
     proc.wait()
+
+
+def _remove_container(container: Any) -> None:
+    """Remove a container, running or not; one already gone is fine."""
+    try:
+        container.remove(force=True)
+    except Exception:  # noqa: BLE001 (NotFound, or the daemon went away: nothing left to do from here)
+        pass
 
 
 class DockerRuntime:
@@ -184,6 +259,8 @@ class DockerRuntime:
         self._pid: int | None = None
         self._payload = b"{}"
         self._sock: Any = None
+        self._owned = _Owned()
+        self._release = weakref.finalize(self, self._owned.release)
 
     def _ensure(self) -> bool:
         """Create and start the container when missing or stopped; True if it was recreated."""
@@ -192,13 +269,14 @@ class DockerRuntime:
             if self.container.status == "running":
                 return False
             self._drop_session()
-            self.container.remove(force=True)
+            self._owned.drop_container(self.container)
         size = f"{self.width}x{self.height}"
         self.container = self.client.containers.create(
             self.image, ["python3", f"{CODE_DIR}/driver.py", "serve", f"{STATE_DIR}/payload.json", OUT_DIR, STATE_DIR,
                          size],
             network_mode="none", detach=True, labels={"userbench": "app"}, mem_limit="1g", pids_limit=256,
         )
+        self._owned.own_container(self.container)
         files = {f"{CODE_DIR}/{p.name}": p.read_bytes() for p in (Path(driver.__file__), driver.APP_SCRIPT)}
         self._put(files | {f"{OUT_DIR}/.keep": b"", f"{STATE_DIR}/payload.json": self._payload})
         self.container.start()
@@ -239,6 +317,8 @@ class DockerRuntime:
         except Exception:
             self._drop_session()
             raise
+        if header.get("invalid"):
+            raise driver.InvalidInput(header["invalid"])
         return Frame(ui=header.get("ui"), width=header.get("width", self.width),
                      height=header.get("height", self.height), pixels=bytes(out), error=header.get("error"))
 
@@ -284,16 +364,10 @@ class DockerRuntime:
         return out if code == 0 else None
 
     def close(self) -> None:
-        """End the driver session and remove the container."""
+        """End the driver session and remove the container (idempotent)."""
         self._drop_session()
-        if self.container is not None:
-            from docker.errors import NotFound
-
-            try:
-                self.container.remove(force=True)
-            except NotFound:  # already gone
-                pass
-            self.container = None
+        self._release()
+        self.container = None
 
 
 def docker_available(image: str = DEFAULT_IMAGE) -> str | None:
