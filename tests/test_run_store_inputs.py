@@ -1,0 +1,73 @@
+"""Bad input to ``report`` and ``frontier``: unreadable lines are counted and warned about
+(``--strict`` fails on them), and a file that is not a run store is an error."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from userbench_env.analysis.load import NotARunStore, read_runs
+from userbench_env.cli import main
+from userbench_env.runner.store import EpisodeStore
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    path = tmp_path_factory.mktemp("runs") / "runs.jsonl"
+    assert main(["eval", "--domain", "airline", "--limit", "3", "--no-progress", "--out", str(path)]) == 0
+    return path
+
+
+def _damaged(store, tmp_path):
+    """The store with a corrupt line, a JSON line that is not a record, and a torn tail."""
+    lines = store.read_text(encoding="utf-8").splitlines(keepends=True)
+    path = tmp_path / "damaged.jsonl"
+    path.write_text(lines[0] + "{not json\n" + lines[1] + "[1, 2]\n" + lines[2] + '{"key": "cut sh', encoding="utf-8")
+    return path
+
+
+def test_the_store_counts_the_lines_it_skips(store, tmp_path) -> None:
+    damaged = EpisodeStore(_damaged(store, tmp_path))
+    assert len(list(damaged.records())) == 3 and damaged.unreadable == 3
+    clean = EpisodeStore(store)
+    assert len(list(clean.records())) == 3 and clean.unreadable == 0
+    runs = read_runs([store, damaged.path])
+    assert len(runs.records) == 3 and runs.unreadable == {str(store): 0, str(damaged.path): 3}
+    assert runs.warning() == f"skipped unreadable lines (torn or corrupt): 3 in {damaged.path}"
+
+
+@pytest.mark.parametrize("command", ["report", "frontier"])
+def test_unreadable_lines_are_a_warning_and_strict_fails(store, tmp_path, capsys, command) -> None:
+    damaged = _damaged(store, tmp_path)
+    assert main([command, str(store), "--json"]) == 0
+    clean_out, clean_err = capsys.readouterr()
+    assert clean_err == ""
+    assert main([command, str(damaged), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == json.loads(clean_out)  # the same three episodes
+    assert err == f"userbench {command}: warning: skipped unreadable lines (torn or corrupt): 3 in {damaged}\n"
+    assert main([command, str(damaged), "--strict"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.startswith(f"userbench {command}: skipped unreadable lines") and "(--strict)" in err
+    assert main([command, str(store), "--strict", "--json"]) == 0
+
+
+@pytest.mark.parametrize("command", ["report", "frontier"])
+@pytest.mark.parametrize("content", ["proxy,cost_per_sim,ufs\nscripted,0.0,1.0\n", '{"a": 1}\n', "\x89PNG\r\n\x1a\n"])
+def test_a_file_that_is_not_a_run_store_is_an_error(tmp_path, capsys, command, content) -> None:
+    path = tmp_path / "points.csv"
+    path.write_text(content, encoding="latin-1")
+    with pytest.raises(NotARunStore):
+        read_runs([path])
+    assert main([command, str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (f"userbench {command}: {path} is not a run store: none of its lines is an episode "
+                                 "record (one JSON object with a 'key' per line, as `userbench eval` writes)\n")
+
+
+def test_an_empty_store_is_not_an_error(tmp_path, capsys) -> None:
+    path = tmp_path / "empty.jsonl"
+    path.write_text("", encoding="utf-8")
+    assert read_runs([path]).records == []
+    assert main(["report", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["episodes"] == 0
