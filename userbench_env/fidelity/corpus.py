@@ -260,7 +260,7 @@ def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
     try:
         env = _env(case)
         core = env.unwrapped
-        core.user_proxy = proxy
+        core.user_proxy = proxy  # one cached env per (domain, source, split); each case brings its own script
         agent = ScriptedAgent()
         observation, info = env.reset(options={"task_id": case.task_id})
         agent.reset(core.task)
