@@ -13,7 +13,8 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
   device features;
 * goal deviation: ``premature_stop`` when the task's goal needs state-changing actions
-  (``goal_actions``); ``unprompted_transfer`` always;
+  (``goal_actions``); ``unprompted_transfer`` and ``breaks_character`` always;
+  ``unrequested_action`` when some user tool changes state;
 * missed information: one ``withholds_requested_info`` criterion per known item kind; with
   user tools, ``skips_requested_action``.
 
@@ -29,7 +30,14 @@ from typing import Any, Iterable
 from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
 from userbench_env.fidelity.taxonomy import TAXONOMY
-from userbench_env.fidelity.text import DEVICE_TOOL_WORDS, scenario_sentences, scenario_text
+from userbench_env.fidelity.text import (
+    DEVICE_TOOL_WORDS,
+    copied_sentences,
+    reason_parts,
+    scenario_sentences,
+    scenario_text,
+    verbatim_sentences,
+)
 from userbench_env.tasks.extract import kind_label
 
 #: Item kinds whose disclosure is checked (free-form kinds such as ``other`` are not).
@@ -119,6 +127,15 @@ def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
     ]
 
 
+def known_values(blueprint: Blueprint) -> dict[str, list[str]]:
+    """Per item kind the scenario gives (free-form kinds such as ``other`` aside), its values."""
+    out: dict[str, list[str]] = {}
+    for item in blueprint.known_info:
+        if item.kind not in ("other", "number"):
+            out.setdefault(item.kind, []).append(item.value)
+    return out
+
+
 def goal_actions(task: Task) -> list[Action]:
     """The task's gold actions that change state (its goal), by the domain toolkits' tool kinds.
 
@@ -132,6 +149,18 @@ def goal_actions(task: Task) -> list[Action]:
         for name, spec in domain.user_toolkit.tool_specs().items():
             specs.setdefault(name, spec)
     return [a for a in task.gold_actions if a.name not in specs or specs[a.name].mutates_state]
+
+
+def mutating_tools(task: Task) -> list[str]:
+    """The state-changing tools among the user tools offered in ``task`` (by its domain's
+    user toolkit's tool kinds)."""
+    from userbench_env.domains import get_domain
+
+    toolkit = get_domain(task.domain).user_toolkit
+    if toolkit is None:
+        return []
+    specs = toolkit.tool_specs()
+    return [n for n in user_tool_names(task) if n in specs and specs[n].mutates_state]
 
 
 def user_tool_names(task: Task) -> list[str]:
@@ -153,22 +182,29 @@ def from_blueprint(
     blueprint: Blueprint,
     goal: Iterable[Action] | None = None,
     user_tools: Iterable[str] | None = None,
+    mutating: Iterable[str] | None = None,
 ) -> list[Criterion]:
     """Every deterministic criterion derivable from ``blueprint`` (stable order and ids).
 
     ``goal`` are the state-changing gold actions (enables ``premature_stop``);
-    ``user_tools`` the names of the user's tools (enables the action criteria).
+    ``user_tools`` the names of the user's tools (enables the action criteria);
+    ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
     criteria = premature_disclosure_criteria(blueprint)
-    reason = blueprint.reason_for_call
-    sentences = [s for s in scenario_sentences(blueprint) if s not in reason]
-    if len(sentences) >= DUMP_MIN_SENTENCES:
+    sentences = scenario_sentences(blueprint)
+    verbatim = verbatim_sentences(blueprint)
+    copied = copied_sentences(blueprint)
+    if max(len(sentences), len(verbatim), len(copied)) >= DUMP_MIN_SENTENCES:
         criteria.append(_criterion("dumps_blueprint", "premature_disclosure/dumps_blueprint",
-                                   "The user never recites two or more sentences of the scenario in one message.",
-                                   sentences=sentences, minimum=DUMP_MIN_SENTENCES))
+                                   "The user never recites two or more sentences of the scenario in one message "
+                                   "(its constraints, fallback plans or persona notes, in any wording).",
+                                   sentences=sentences, verbatim=verbatim, copied=copied,
+                                   minimum=DUMP_MIN_SENTENCES,
+                                   exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
-                               "Every identifier the user states comes from the scenario or the conversation.",
-                               scenario=scenario_text(blueprint)))
+                               "Every identifier or fact the user states (ids, names, zip codes, emails, dates, "
+                               "times, addresses) comes from the scenario or the conversation.",
+                               scenario=scenario_text(blueprint), known=known_values(blueprint)))
     tools = list(user_tools or [])
     if tools:
         criteria.append(_criterion("claims_unexecuted_action", "groundedness/unexecuted_action",
@@ -186,6 +222,14 @@ def from_blueprint(
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",
                                applies_when="transferred"))
+    mutating = list(mutating or [])
+    if mutating:
+        criteria.append(_criterion("unrequested_action", "goal_deviation/unrequested_action",
+                                   "The user calls a state-changing tool only when the agent asked for that action.",
+                                   applies_when="state_changing_call", tools=tools, mutating=mutating))
+    criteria.append(_criterion("breaks_character", "goal_deviation/breaks_character",
+                               "The user stays the customer: never speaks as the agent (offering help, doing the "
+                               "agent's part) or about being an AI, a chatbot or a simulator."))
     criteria += withholding_criteria(blueprint)
     if tools:
         criteria.append(_criterion("skips_requested_action", "missed_information/skipped_action",
@@ -198,10 +242,11 @@ def task_criteria(task: Task) -> list[Criterion]:
     """The criteria an env checks for ``task``: its rubric, else ``from_blueprint`` with its goal and user tools."""
     if task.rubric is not None:
         return list(task.rubric.criteria)
-    return from_blueprint(task.blueprint, goal_actions(task), user_tool_names(task))
+    return from_blueprint(task.blueprint, goal_actions(task), user_tool_names(task), mutating_tools(task))
 
 
 __all__ = [
-    "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label",
+    "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
+    "mutating_tools",
     "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

@@ -10,6 +10,12 @@ The env's ``judge`` option decides what happens to judge-checked criteria:
   (one per spec per process, so its cache is shared). A judge failure (unparseable
   reply, provider error) makes that criterion's verdict ``error`` with the message; it
   never passes.
+
+A rule verdict its rule marked ``ambiguous`` (it could not decide, see
+:meth:`~userbench_env.fidelity.rules.Rule.unsure`) is handed to a configured judge
+(a model spec): the judge's verdict replaces it (source ``judge``, the rule's kept as
+``rule_verdict``); with no judge, or ``"deferred"`` until a batch grader brings one,
+the rule's verdict stands.
 """
 from __future__ import annotations
 
@@ -64,6 +70,8 @@ def grade_verdicts(verdicts: Iterable[dict[str, Any]], messages: list[Message], 
                 verdict = {**verdict, "verdict": "not_applicable", "source": "unjudged"}
             elif grader is not None:
                 verdict = grade_one(verdict, grader, messages)
+        elif grader is not None and "ambiguous" in verdict and verdict.get("source") == "rule":
+            verdict = {**grade_one(verdict, grader, messages), "rule_verdict": verdict["verdict"]}
         out.append(verdict)
     return out
 

@@ -31,23 +31,42 @@ decorate with :func:`register_rule`. Criteria naming an unregistered rule are re
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.language import (
+    KIND_ALIASES,
+    KIND_WORDS,
+    denial_clauses,
+    denies_item,
+    question_clauses,
+    speaks_as_agent,
+    NEGATION,
+    clock_times,
+    content_stems,
+    dates,
+    id_key,
+    labelled_values,
+    street_addresses,
+)
 from userbench_env.fidelity.text import (
+    MIN_SENTENCE_TOKENS,
     ToolMentions,
     asked_among,
     asks,
     claimed_actions,
     claims_done,
-    denies,
     device_states,
     identifiers,
+    literal,
     lowered as lower,
     normalize,
+    past_device_states,
 )
 
 Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
@@ -197,6 +216,16 @@ class Rule:
         entry["verdict"] = "pass"
         entry["evidence_turn"] = turn
 
+    def unsure(self, cid: str, turn: int) -> None:
+        """Mark ``cid``'s current verdict as one the rule could not decide at ``turn``: it
+        stands, but carries the criterion's ``statement`` and ``grounding`` and
+        ``ambiguous`` (the turn), so a configured judge grades it instead (see
+        :func:`~userbench_env.fidelity.grading.grade_verdicts`)."""
+        entry = self.table[cid]
+        if "ambiguous" not in entry:
+            criterion = next(c for c in self.criteria if c.id == cid)
+            entry.update(ambiguous=turn, statement=criterion.statement, grounding=criterion.grounding)
+
     def settle_all(self, turn: int, bad: bool) -> None:
         """Every criterion of the rule applies at ``turn``: fail them all when ``bad``, else
         pass them."""
@@ -289,97 +318,196 @@ class PrematureDisclosure(_Watches):
 @register_rule
 class DumpsBlueprint(Rule):
     """Fails when one user message recites at least ``minimum`` of the criterion's
-    ``sentences`` (normalized scenario sentences, see :func:`~userbench_env.fidelity.text.normalize`).
+    ``sentences`` (scenario sentences: constraints, fallback plans, persona notes), in any
+    wording. Sentences and message are read as content words, stemmed
+    (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
+    reason for calling and the known values, which the user states anyway) and of how
+    scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
+    do not count. A sentence is recited when the message holds enough of its words (a
+    third, at most :data:`RECITE_CAP`; all of a sentence of one or two words), and each further recited sentence must bring a word the ones before it did not
+    (two sentences restating one goal are one recital). A message one sentence short of a
+    dump whose next-best sentence is nearly recited is borderline: its verdict is marked
+    for the judge (:meth:`Rule.unsure`). Word-for-word recitals are dumps too: ``minimum``
+    of ``verbatim`` (long sentences in either person, see
+    :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
+    as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
     Applies to every user message."""
 
     name = "dumps_blueprint"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[list[str], int]], int]:
-        # gate: a recited sentence's longest word occurs in the text (lower-cased), so a text
-        # holding fewer than `minimum` such words cannot recite enough and is not normalized
-        gates = [([max((t for t in s.split() if t not in ("p", "be")), key=len, default="") for s in c.params["sentences"]],
-                  int(c.params.get("minimum", 2))) for c in criteria]
-        # and a text shorter than 3/4 of its `minimum` shortest sentences cannot recite them
-        # (normalizing grows a text by at most one character per "'m")
-        shortest = min(
-            (sum(sorted(len(s) for s in c.params["sentences"])[: int(c.params.get("minimum", 2))]) for c in criteria),
-            default=0,
-        ) * 3 // 4
-        return gates, shortest
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, list[tuple[frozenset[str], int]], int]], frozenset[str]]:
+        """(per criterion: id, (content stems, words needed) per sentence, minimum), and the
+        union of every sentence's stems."""
+        compiled = []
+        for c in criteria:
+            exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
+            sentences: list[tuple[frozenset[str], int]] = []
+            for sentence in c.params["sentences"]:
+                words = content_stems(sentence) - exempt
+                if words - {NEGATION} and all(words != w for w, _ in sentences):
+                    need = len(words) if len(words) <= 2 else min(math.ceil(len(words) / 3), RECITE_CAP)
+                    sentences.append((words, need))
+            compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
+                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
+        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _ in sentences))
 
     def start(self) -> None:
-        self._gates, self._shortest = self.compiled
-
-    def _may_recite(self, lowered: str) -> bool:
-        """False when no criterion's gate words occur often enough in ``lowered``."""
-        for keys, minimum in self._gates:
-            if minimum <= 0:
-                return True
-            found = 0
-            for key in keys:
-                if key in lowered:
-                    found += 1
-                    if found >= minimum:
-                        return True
-        return False
+        self._sentences, self._vocabulary = self.compiled
 
     def user_text(self, turn: int, text: str) -> None:
-        if len(text) < self._shortest or not self._may_recite(lower(text)):
+        said = content_stems(text) & self._vocabulary
+        if len(said) < 2 and len(text) < 2 * MIN_SENTENCE_TOKENS:  # too little to recite two sentences either way
             if not self._settled:
                 self.settle_all(turn, False)
             return
-        said = normalize(text)
-        for c in self.criteria:
-            recited = sum(1 for s in c.params["sentences"] if s in said)
-            if recited >= int(c.params.get("minimum", 2)):
-                self.fail(c.id, turn)
+        for cid, sentences, minimum, (verbatim, copied) in self._sentences:
+            if (verbatim and sum(1 for sentence in verbatim if sentence in normalize(text)) >= minimum) or (
+                    copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum):
+                self.fail(cid, turn)
+                continue
+            matched = sorted(((words & said, need) for words, need in sentences), key=lambda m: len(m[0]) / m[1], reverse=True)
+            used: set[str] = set()
+            recited = 0
+            near = False
+            for shared, need in matched:
+                if len(shared) >= need and (not used or shared - used - {NEGATION}):
+                    recited += 1
+                    used |= shared
+                elif len(shared) >= need * UNSURE_SHARE and shared - used:
+                    near = True
+            if recited >= minimum:
+                self.fail(cid, turn)
             else:
-                self.passed(c.id, turn)
+                self.passed(cid, turn)
+                if recited == minimum - 1 and near:
+                    self.unsure(cid, turn)
+
+
+#: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
+RECITE_CAP = 4
+#: The share of a sentence's needed words a borderline recital holds.
+UNSURE_SHARE = 0.75
+#: Stems of how scenarios address the simulated user ("If the agent asks, say ..."): not
+#: what a recital is recognized by.
+SCENARIO_WORDS = content_stems("agent ask asks say tell mention want conversation possible explain try get make know "
+                               "user customer provide will would")
 
 
 @register_rule
 class InventedInformation(Rule):
-    """Fails when the user states an identifier (see :func:`~userbench_env.fidelity.text.identifiers`)
-    that nothing the user legitimately heard or read contains: the scenario
-    (``params["scenario"]``), the agent's texts and the user's own tool results.
+    """Fails when the user states an identifier or fact that nothing the user legitimately
+    heard or read holds: the scenario (``params["scenario"]``), the agent's texts and the
+    user's own tool results. Read in the user's text:
+
+    * id-shaped tokens (:func:`~userbench_env.fidelity.text.identifiers`), compared in
+      :func:`~userbench_env.fidelity.language.id_key` form (case, spaces and separators
+      ignored: "# W 237-8156" is "#W2378156");
+    * values stated with their item's name (:func:`~userbench_env.fidelity.language.labelled_values`,
+      any shape: "my user id is Yusuf Rossi", "order number ORD-88231"): for an item kind
+      the scenario gives (``params["known"]``: kind to values), the value must be one of
+      the scenario's values of that kind (or one the agent or a tool said); for another
+      kind, something heard must hold it. A value one typo away from the scenario's fails
+      as a borderline case (:meth:`Rule.unsure`);
+    * calendar dates, clock times and street addresses: something heard must hold them.
+
     Applies to every user message."""
 
     name = "invented_information"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[str, frozenset[str]]:
-        """(the scenario lower-cased, the identifiers in it): a stated identifier found among
-        the latter is heard without searching every heard text."""
+    def compile(cls, criteria: list[Criterion]) -> tuple[str, frozenset[str], dict[str, frozenset[str]], tuple[Any, ...]]:
+        """(the scenario lower-cased, the identifiers in it, per kind the keys of the
+        scenario's values, (the scenario's key form, dates, clock times)): a stated identifier
+        found among the second is heard without searching every heard text."""
         scenario = "".join(str(c.params.get("scenario", "")) for c in criteria[:1])
         lowered = scenario.lower()
-        return lowered, frozenset(token for token in identifiers(scenario) if token in lowered)
+        known: dict[str, set[str]] = {}
+        for c in criteria[:1]:
+            for kind, values in (c.params.get("known") or {}).items():
+                for alias in KIND_ALIASES.get(kind, {kind}):
+                    known.setdefault("name" if alias in KIND_ALIASES["name"] else alias, set()).update(id_key(str(v)) for v in values)
+        return (lowered, frozenset(token for token in identifiers(scenario) if token in lowered),
+                {kind: frozenset(keys) for kind, keys in known.items()},
+                (id_key(scenario), dates(scenario), clock_times(scenario)))
 
     def start(self) -> None:
-        self._heard, self._known = self.compiled  # _heard: every heard text, lower-cased, NUL-separated
+        self._heard, self._known, self._values, (scenario_key, scenario_dates, scenario_times) = self.compiled
+        # what the agent and the tools said (key form, dates, times), read when first needed
+        self._said_key = ""
+        self._heard_key = scenario_key
+        self._dates, self._times = set(scenario_dates), set(scenario_times)
         self._agent_read = self._calls_read = 0
 
-    def heard(self, token: str) -> bool:
-        """True when ``token`` (lower-case, no NUL) occurs in something the user heard."""
+    def _read_heard(self) -> None:
         feed = self.feed
-        if self._agent_read < len(feed.agent) or self._calls_read < len(feed.user_calls):  # read when first needed
-            fresh = [text.lower() for _, _, text, _ in feed.agent[self._agent_read:]]
-            fresh += [result.content.lower() for _, _, result in feed.user_calls[self._calls_read:]]
-            self._heard = "\0".join([self._heard, *fresh])
+        if self._agent_read < len(feed.agent) or self._calls_read < len(feed.user_calls):
+            fresh = [text for _, _, text, _ in feed.agent[self._agent_read:]]
+            fresh += [result.content for _, _, result in feed.user_calls[self._calls_read:]]
+            self._heard = "\0".join([self._heard, *(text.lower() for text in fresh)])
+            said = "\0".join(id_key(text) for text in fresh)
+            self._said_key = f"{self._said_key}\0{said}"
+            self._heard_key = f"{self._heard_key}\0{said}"
+            for text in fresh:
+                self._dates |= dates(text)
+                self._times |= clock_times(text)
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
-        return token in self._heard
+
+    def heard(self, token: str) -> bool:
+        """True when ``token`` (lower-case, no NUL) occurs in something the user heard (as
+        written, or in key form)."""
+        self._read_heard()
+        return token in self._heard or (key := id_key(token)) != "" and key in self._heard_key
+
+    def _invented_value(self, kind: str, value: str) -> tuple[bool, bool]:
+        """(invented, borderline) for a labelled ``value`` of ``kind``."""
+        if kind == "date":
+            stated = dates(value)
+            return bool(stated) and not stated <= self._dates, False
+        key = id_key(value)
+        if not key:
+            return False, False
+        self._read_heard()
+        known = self._values.get(kind)
+        if known is None:  # an item the scenario does not give: something heard must hold it
+            return key not in self._heard_key, False
+        if any(key == k or (kind == "name" and key in k) for k in known) or key in self._said_key:
+            return False, False
+        from rapidfuzz.distance import Levenshtein
+
+        return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
 
     def user_text(self, turn: int, text: str) -> None:
-        tokens = identifiers(text)
-        if tokens:
-            invented = False
-            for token in tokens:
-                if token not in self._known and not self.heard(token):
+        invented = borderline = False
+        for token in identifiers(text):
+            if token not in self._known and not self.heard(token):
+                invented = True
+                break
+        if not invented:
+            for kind, value in labelled_values(text):
+                invented, borderline = self._invented_value(kind, value)
+                if invented:
+                    break
+        if not invented and (stated_dates := dates(text)):
+            self._read_heard()
+            invented = not stated_dates <= self._dates
+        if not invented and (times := clock_times(text)):
+            self._read_heard()
+            invented = not times <= self._times
+        if not invented:
+            for street in street_addresses(text):
+                if not self.heard(street):
                     invented = True
                     break
+        if invented or not self._settled:
             self.settle_all(turn, invented)
-        elif not self._settled:  # else nothing stated and every criterion decided: nothing changes
-            self.settle_all(turn, False)
+            if borderline:
+                for cid in self.ids:
+                    self.unsure(cid, turn)
+
+
+#: Stems of how any request is phrased: never what a question about the request is about.
+_REQUEST_WORDS = frozenset({"run", "side", "argument", "pleas", "tell", "let", "know", "need", "want", "tri", "go", "ahead"})
 
 
 class _Requests(Rule):
@@ -396,6 +524,7 @@ class _Requests(Rule):
         self.tools, self._mentions = self.compiled
         self.requested: frozenset[str] = frozenset()
         self.requested_at: dict[str, int] = {}
+        self.request_words: frozenset[str] = frozenset()  # content stems of the latest request
         self._read = 0  # agent texts read
 
     def resolve(self) -> None:
@@ -406,28 +535,41 @@ class _Requests(Rule):
             self.requested = self._mentions.find(text) if asks(text) else frozenset()
             for name in self.requested:
                 self.requested_at[name] = clock
+            if self.requested:
+                self.request_words = (content_stems(text) | content_stems(" ".join(self.requested).replace("_", " "))) - _REQUEST_WORDS
         self._read = len(agent)
 
 
 class _Observed(Rule):
     """Reads, per device feature, the states stated by the latest user tool result that
-    mentions the feature (lazily, in :meth:`contradicts`)."""
+    mentions the feature, and every state any result showed or implied (a toggle's result
+    "X is now OFF" implies X was ON before it), lazily."""
 
     def start(self) -> None:
         super().start()
         self._observed: dict[str, set[str]] = {}
+        self._history: set[tuple[str, str]] = set()
         self._results_read = 0
 
     def observed(self) -> dict[str, set[str]]:
         """Per feature, the states of its latest observation."""
         calls = self.feed.user_calls
-        for _, _, result in calls[self._results_read:]:
+        for _, call, result in calls[self._results_read:]:
             fresh: dict[str, set[str]] = {}
             for feature, state in device_states(result.content):
                 fresh.setdefault(feature, set()).add(state)
             self._observed.update(fresh)
+            self._history.update((f, s) for f, states in fresh.items() for s in states)
+            if call.name.startswith("toggle_"):  # the toggled feature was in the other state before
+                self._history.update((f, "off" if s == "on" else "on")
+                                     for f, s in device_states(result.content.split("\n", 1)[0]))
         self._results_read = len(calls)
         return self._observed
+
+    def seen_before(self, feature: str, state: str) -> bool:
+        """True when some tool result showed (or a toggle implied) ``feature`` in ``state``."""
+        self.observed()
+        return (feature, state) in self._history
 
     def contradicted(self, text: str) -> bool:
         """True when ``text`` states a device state its latest observation contradicts."""
@@ -470,15 +612,20 @@ class UnexecutedAction(_Requests, _Observed):
 
 @register_rule
 class DeviceState(_Observed):
-    """Fails when the user states a device state (feature on/off) that the latest user tool
-    result mentioning the feature contradicts, or, for a feature no result mentioned yet,
-    that the scenario (``params["scenario"]``) does not state. Applies when a state is stated."""
+    """Fails when the user states a device state (feature on/off) unsupported by what the
+    user saw: a current state (:func:`~userbench_env.fidelity.text.device_states`: "is",
+    "'s already", "isn't", ...) the latest user tool result mentioning the feature
+    contradicts, or, for a feature no result mentioned yet, that the scenario
+    (``params["scenario"]``) does not state; an earlier state ("was on before I toggled it",
+    :func:`~userbench_env.fidelity.text.past_device_states`) that no result showed or
+    implied and the scenario does not state. Applies when a state is stated."""
 
     name = "device_state"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
-        return frozenset(pair for c in criteria for pair in device_states(str(c.params.get("scenario", ""))))
+        scenario = " ".join(str(c.params.get("scenario", "")) for c in criteria)
+        return frozenset(device_states(scenario)) | frozenset(past_device_states(scenario))
 
     def start(self) -> None:
         super().start()
@@ -486,10 +633,12 @@ class DeviceState(_Observed):
 
     def user_text(self, turn: int, text: str) -> None:
         stated = device_states(text)
-        if stated:
+        earlier = past_device_states(text)
+        if stated or earlier:
             observed = self.observed()
-            self.settle_all(turn, any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario)
-                                      for f, s in stated))
+            bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario) for f, s in stated)
+            bad = bad or any(not self.seen_before(f, s) and (f, s) not in self._scenario for f, s in earlier)
+            self.settle_all(turn, bad)
 
 
 #: A goal action as :class:`PrematureStop` compiles it: (position in the goal, arguments, compared keys).
@@ -583,14 +732,22 @@ class UnpromptedTransfer(Rule):
 @register_rule
 class Withholding(_Watches):
     """Fails when the agent's latest text asked for a kind the user knows (``params``:
-    ``kind``, ``values``) and the user's answer states none of the values but says it does
-    not know; passes when the answer states a value. Applies when the kind is asked."""
+    ``kind``, ``values``) and the user's answer does not give it:
+
+    * it states none of the values (compared in :func:`~userbench_env.fidelity.language.id_key`
+      form) and denies, cannot find or refuses the item (idioms included; a denial naming
+      only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
+      or deflects: gives another known item instead, or asks a question back (both
+      borderline: marked for the judge, :meth:`Rule.unsure`);
+    * it states some of several values and denies the rest (a partial answer).
+
+    Passes when the answer states the values. Applies when the kind is asked."""
 
     name = "withholding"
 
     @classmethod
     def watched(cls, criterion: Criterion) -> list[str]:
-        return [str(v).lower() for v in criterion.params["values"]]
+        return [id_key(str(v)) for v in criterion.params["values"]]
 
     def start(self) -> None:
         super().start()
@@ -604,35 +761,124 @@ class Withholding(_Watches):
         asked = agent[-1][3]  # read the answer only when a watched kind was asked
         if not asked or not (asked := asked & self._kinds):
             return
-        lowered = lower(text)
+        said = id_key(text)
         for cid, kind, values in self._watch:
-            if kind in asked:
-                for value in values:
-                    if value in lowered:
-                        self.passed(cid, turn)
-                        break
+            if kind not in asked:
+                continue
+            stated = sum(1 for value in values if value and value in said)
+            others = frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
+            if stated == len(values):
+                self.passed(cid, turn)
+            elif stated:  # a partial answer: withheld when the rest is denied
+                if denial_clauses(text):
+                    self.fail(cid, turn)
                 else:
-                    if denies(lowered):
-                        self.fail(cid, turn)
+                    self.passed(cid, turn)
+            elif denies_item(text, kind, others):
+                self.fail(cid, turn)
+            elif question_clauses(text) or any(v and v in said for c, k, vs in self._watch if k != kind for v in vs):
+                self.fail(cid, turn)
+                self.unsure(cid, turn)
 
 
 @register_rule
 class SkippedAction(_Requests):
     """Fails when the agent's latest text asked for a user tool and the user answers in
-    text without calling any tool since and without asking a question back. Applies
-    when an action is requested."""
+    text without calling any tool since and without engaging with the request: a
+    question back engages only when it is about the request (it shares a content word
+    with the request, or asks how, where, whether or why to do "it"/"that", see
+    :data:`CLARIFIES`); an unrelated question is no engagement. Applies when an action
+    is requested."""
 
     name = "skipped_action"
 
     def user_text(self, turn: int, text: str) -> None:
-        skipped = not self.feed.called_since_agent() and "?" not in text
-        if not skipped and all(self.verdict(cid) != "not_applicable" for cid in self.ids):
+        called = self.feed.called_since_agent()
+        if called and all(self.verdict(cid) != "not_applicable" for cid in self.ids):
             self._read = len(self.feed.agent)  # nothing this answer could change: the request need not be read
             return
         self.resolve()
         if self.requested:
             self.requested = frozenset()
-            self.settle_all(turn, skipped)
+            questions = () if called else question_clauses(text)
+            engaged = called or any(CLARIFIES.search(q) or content_stems(q) & self.request_words for q in questions)
+            self.settle_all(turn, not engaged)
+
+
+#: A question about a requested action itself: what it means, how or where to do it,
+#: whether it is safe or needed, what it will do.
+CLARIFIES = re.compile(
+    r"\b(?:what do you mean|you mean|which (?:one|setting|option|button|app)|what (?:is|'s|are|does) (?:that|this|those|it)\b|"
+    r"how (?:do|would|can|should|will) (?:i|you|we)|where (?:do|would|can|should|is|are|will)|"
+    r"(?:is|are|will|would|does|could|can|won't|wouldn't) (?:that|this|it|those|these|doing)\b|do i (?:need|have)|"
+    r"should i|what happens|why (?:do|would|should|does|is) (?:i|you|we|that|this|it)|"
+    r"(?:do|doing|try|trying|turn|flip|toggle|change|find|switch|restart|reset|run|tap|press|open) (?:that|this|it|them|those)\b|"
+    r"come again|say (?:that|it) again|sorry\?|huh|before i do|after i do|mean by)"
+)
+
+
+@register_rule
+class BreaksCharacter(Rule):
+    """Fails when a user text speaks as the agent or about being an AI, a chatbot, a
+    language model or a simulated user (:func:`~userbench_env.fidelity.language.speaks_as_agent`):
+    offering help ("How can I help you today?", "What brings you in?"), doing the agent's
+    part (asking the agent for its customer's details, reporting the agent's work done).
+    Customer talk ("thanks for your help", "can you help me?") passes. Applies to every
+    user message."""
+
+    name = "breaks_character"
+
+    def user_text(self, turn: int, text: str) -> None:
+        bad = speaks_as_agent(text)
+        if bad or not self._settled:
+            self.settle_all(turn, bad)
+
+
+@register_rule
+class UnrequestedAction(_Requests):
+    """Fails when the user calls a state-changing user tool (``params["mutating"]``) that the
+    agent's latest text before the call did not ask for: by name (or a name in the call's
+    arguments, for tools called through a dispatcher), or by all the content words of the
+    tool's name ("turn off airplane mode" asks for ``toggle_airplane_mode``). Read-only
+    tools (checks) are never unrequested: a user may need them to answer. Decided at the
+    user's next text; applies when a state-changing tool is called."""
+
+    name = "unrequested_action"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
+        tools = sorted({t for c in criteria for t in c.params.get("mutating", [])})
+        return tools, ToolMentions(tools)
+
+    def start(self) -> None:
+        super().start()
+        self._mutating = frozenset(self.tools)
+        self._calls_read = 0
+
+    def _asked_for(self, call: ToolCall, asked: str) -> bool:
+        names = {call.name, *(str(v) for v in call.arguments.values() if isinstance(v, str))}
+        if any(name in asked for name in names):
+            return True
+        words = content_stems(call.name.replace("_", " ")) - _ACTION_WORDS
+        return bool(words) and words <= content_stems(asked)
+
+    def user_text(self, turn: int, text: str) -> None:
+        calls = self.feed.user_calls
+        if self._calls_read == len(calls):
+            return
+        fresh = calls[self._calls_read:]
+        self._calls_read = len(calls)
+        agent = self.feed.agent
+        for clock, call, _ in fresh:
+            if call.name not in self._mutating:
+                continue
+            latest = next((said for at, _, said, _ in reversed(agent) if at < clock), "")
+            self.settle_all(turn, not self._asked_for(call, latest.lower()))
+
+
+#: Stems of tool-name words that say what is done, not to what ("toggle", "set", ...).
+_ACTION_WORDS = frozenset({"toggl", "set", "make", "reset", "connect", "disconnect", "grant", "appli", "submit", "call",
+                           "request", "run", "check", "get", "list"})
 
 
 #: The least length of a tool result whose verbatim copy in a user text is set aside.
@@ -799,5 +1045,6 @@ class RuleTracker:
 
     @property
     def judged(self) -> bool:
-        """True when some criterion is judge-checked (its verdict is left to a grader)."""
-        return self._plan.judged
+        """True when some criterion is judge-checked (its verdict is left to a grader) or some
+        rule verdict is ambiguous (a judge, when configured, decides it)."""
+        return self._plan.judged or any("ambiguous" in entry for entry in self._table.values())

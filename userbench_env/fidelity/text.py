@@ -89,8 +89,6 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
 _PERSON = {"you": "p", "your": "p", "yours": "p", "yourself": "p", "i": "p", "my": "p", "me": "p", "mine": "p",
            "myself": "p", "am": "be", "are": "be", "re": "be", "m": "be"}
-#: Normalized sentences shorter than this many tokens are too generic to count as recited.
-MIN_SENTENCE_TOKENS = 8
 
 
 @lru_cache(maxsize=_CACHE)
@@ -107,9 +105,37 @@ def scenario_text(blueprint: Blueprint) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def scenario_sentences(blueprint: Blueprint) -> list[str]:
-    """Normalized scenario sentences (at least :data:`MIN_SENTENCE_TOKENS` tokens) that are
-    not part of the reason for calling, without duplicates, in order."""
+#: A sentence of the reason for calling that states a fallback plan or a condition (what
+#: to do if ..., what to accept instead): scenario content, not the reason itself.
+_FALLBACK = re.compile(
+    r"\b(?:if|otherwise|unless|in case|else|fall ?back|as long as|only when|settle|would go|'d go|would accept|"
+    r"'d accept|would take|'d take)\b",
+    re.I,
+)
+
+
+def _split(text: str | None) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
+
+
+def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
+    """The reason for calling's sentences split into (its own content, fallback sentences:
+    conditions and alternatives, see :data:`_FALLBACK`)."""
+    own, fallback = [], []
+    for sentence in _split(blueprint.reason_for_call):
+        (fallback if _FALLBACK.search(sentence) else own).append(sentence)
+    return own, fallback
+
+
+#: Normalized sentences shorter than this many tokens are too generic to count as recited verbatim.
+MIN_SENTENCE_TOKENS = 8
+
+
+def verbatim_sentences(blueprint: Blueprint) -> list[str]:
+    """Normalized scenario sentences (:func:`normalize`, at least :data:`MIN_SENTENCE_TOKENS`
+    tokens) of the known and unknown info and the instructions that are not part of the
+    reason for calling, without duplicates, in order: what a word-for-word recital
+    (in either person) repeats."""
     reason = normalize(blueprint.reason_for_call)
     texts = [blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
     out: list[str] = []
@@ -118,6 +144,44 @@ def scenario_sentences(blueprint: Blueprint) -> list[str]:
             norm = normalize(sentence)
             if len(norm.split()) >= MIN_SENTENCE_TOKENS and norm not in out and norm not in reason:
                 out.append(norm)
+    return out
+
+
+@lru_cache(maxsize=_CACHE)
+def literal(text: str) -> str:
+    """Lower-case tokens of ``text``, space-joined and space-padded (no person merging)."""
+    return " " + " ".join(_TOKEN.findall(text.lower())) + " "
+
+
+def copied_sentences(blueprint: Blueprint) -> list[str]:
+    """The :func:`literal` forms (at least three tokens) of the scenario's sentences beyond
+    the reason for calling (persona, known and unknown info, instructions): a message
+    holding them is a copy of the scenario, second person and all ("You are ...")."""
+    reason = literal(blueprint.reason_for_call)
+    texts = [blueprint.persona, blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions,
+             blueprint.raw_instructions]
+    out: list[str] = []
+    for text in texts:
+        for sentence in _SENTENCE.split(text or ""):
+            form = literal(sentence)
+            if len(form.split()) >= 3 and form not in out and form not in reason:
+                out.append(form)
+    return out
+
+
+def scenario_sentences(blueprint: Blueprint) -> list[str]:
+    """The scenario's sentences a user should not recite at once, without duplicates, in
+    order: persona notes, what the user does not know, instructions, and the fallback
+    sentences of the reason for calling (:func:`reason_parts`); the rest of the reason is
+    excluded, as are sentences it contains and the known items (giving them is disclosure,
+    checked apart)."""
+    own, fallback = reason_parts(blueprint)
+    reason = normalize(" ".join(own))
+    texts = [blueprint.persona, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
+    out: list[str] = []
+    for sentence in [*(s for t in texts for s in _split(t)), *fallback]:
+        if sentence not in out and normalize(sentence) not in reason:
+            out.append(sentence)
     return out
 
 
@@ -153,41 +217,88 @@ def identifiers(text: str) -> tuple[str, ...]:
 
 
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
-_FEATURES = r"(airplane mode|mobile data|data roaming|roaming|wi-?fi calling|wi-?fi|data saver(?: mode)?|vpn)"
+_FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
+            r"data saver(?: mode)?|vpn)"
 _ON = {"on", "yes", "enabled", "connected", "active"}
 _FEATURE = re.compile(_FEATURES)
+#: What may follow a feature name to state its state: a linking verb (its tense says whether
+#: the state is the current one), a negation (which flips it), adverbs, a state word.
 _STATE_AFTER = re.compile(
-    r"(?:\s+(?:radio|mode|enabled|status|switch|setting))?\s*(?::|is now|is|was|now|turned|switched)?\s*"
-    r"(?:turned\s+|switched\s+|set\s+to\s+)?\b(on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
+    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature))?\s*"
+    r"(?P<verb>:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
+    r"(?P<neg>n't|\s+not|\s+never)?"
+    r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
+    r"turned|switched|reading|at))*"
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
 )
-_VERB_BEFORE = re.compile(r"\b(?:turned|switched|toggled|set)\s+(on|off)\s+(?:the\s+|my\s+)?$")
+_PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
+#: Time words marking a clause as describing an earlier state.
+_EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initially|until|beforehand|back then)\b")
+#: Past verbs before a feature in its clause ("it showed airplane mode on").
+_PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
+_VERB_BEFORE = re.compile(
+    r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
+_NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
+                             r"(?:the\s+|my\s+|any\s+)?$")
+_STATUS_BAR = re.compile(r"status bar:([^\n]*)")
 
 
 def _feature(name: str) -> str:
-    name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming")
+    name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming").replace("cellular data", "mobile data")
+    if name in ("aeroplane mode", "flight mode"):
+        return "airplane mode"
     return "data saver" if name.startswith("data saver") else name
 
 
 #: Words one of which every match of :data:`_FEATURE` contains.
-_FEATURE_GATES = ("airplane mode", "mobile data", "roaming", "wifi", "wi-fi", "data saver", "vpn")
+_FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data", "cellular data", "roaming", "wifi",
+                  "wi-fi", "data saver", "vpn")
+
+
+@lru_cache(maxsize=_CACHE)
+def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """(feature, state, past) triples ``text`` asserts, stated states first, then states set
+    by a verb before the feature, then what a status bar line shows (an airplane icon: on;
+    none: off)."""
+    text = lowered(text).replace("\u2019", "'")
+    if not gated(_FEATURE_GATES, text) and "status bar:" not in text:
+        return ()
+    stated, verbs = [], []
+    for m in _FEATURE.finditer(text):
+        feature = _feature(m.group(1))
+        clause_start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start()), text.rfind(",", 0, m.start()))
+        clause_end = min((i for i in (text.find(".", m.end()), text.find("\n", m.end()), text.find(",", m.end())) if i >= 0),
+                         default=len(text))
+        earlier = (_EARLIER.search(text, clause_start + 1, clause_end) is not None
+                   or _PAST_LEAD.search(text, clause_start + 1, m.start()) is not None)
+        after = _STATE_AFTER.match(text, m.end())
+        if after is not None:
+            state = after.group("state") in _ON
+            negated = after.group("neg") is not None or _NEGATED_BEFORE.search(text, max(0, m.start() - 30), m.start()) is not None
+            verb = (after.group("verb") or "").strip()
+            stated.append((feature, "on" if state != negated else "off", verb in _PAST_VERBS or earlier))
+        before = _VERB_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+        if before is not None:
+            verbs.append((feature, before.group(1), earlier))
+    shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
+             for feature in ("airplane mode",)]
+    return tuple(stated + verbs + shown)
 
 
 @lru_cache(maxsize=_CACHE)
 def device_states(text: str) -> tuple[tuple[str, str], ...]:
-    """(feature, ``on``/``off``) pairs ``text`` asserts ("Airplane Mode: OFF", "I turned on roaming"),
-    stated states first, then states set by a verb before the feature."""
-    text = lowered(text)
-    if not gated(_FEATURE_GATES, text):
-        return ()
-    stated, verbs = [], []
-    for m in _FEATURE.finditer(text):
-        after = _STATE_AFTER.match(text, m.end())
-        if after is not None:
-            stated.append((_feature(m.group(1)), "on" if after.group(1).lower() in _ON else "off"))
-        before = _VERB_BEFORE.search(text[max(0, m.start() - 30):m.start()])
-        if before is not None:
-            verbs.append((_feature(m.group(1)), before.group(1).lower()))
-    return tuple(stated + verbs)
+    """(feature, ``on``/``off``) pairs ``text`` asserts as current ("Airplane Mode: OFF", "I turned
+    on roaming", "roaming's already on", "wifi isn't on"), stated states first, then states set
+    by a verb before the feature, then what a status bar shows."""
+    return tuple((f, s) for f, s, past in _device_readings(text) if not past)
+
+
+@lru_cache(maxsize=_CACHE)
+def past_device_states(text: str) -> tuple[tuple[str, str], ...]:
+    """(feature, state) pairs ``text`` describes as earlier states ("airplane mode was on",
+    "roaming was off before I changed it")."""
+    return tuple((f, s) for f, s, past in _device_readings(text) if past)
 
 
 #: Words in user tool names that mark a device feature (enables the device-state criterion).
@@ -198,43 +309,71 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), tools)
     for p, tools in [
         (r"\bi(?:'ve| have)? (?:just )?(?:restarted|rebooted|power[- ]cycled)\b", ("reboot_device",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|put)\b[^.!?\n]{0,20}\bairplane\b", ("toggle_airplane_mode",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\broaming\b", ("toggle_roaming",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bdata saver\b", ("toggle_data_saver_mode",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bwi-?fi calling\b", ("toggle_wifi_calling",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bwi-?fi\b(?! calling)", ("toggle_wifi",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled)\b[^.!?\n]{0,20}\bmobile data\b", ("toggle_data",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|put|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bairplane\b", ("toggle_airplane_mode",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\broaming\b", ("toggle_roaming",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bdata saver\b", ("toggle_data_saver_mode",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bwi-?fi calling\b", ("toggle_wifi_calling",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bwi-?fi\b(?! calling)", ("toggle_wifi",)),
+        (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bmobile data\b", ("toggle_data",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:reseated|re-?inserted|took out)\b[^.!?\n]{0,20}\bsim\b", ("reseat_sim_card",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:reset|changed|updated|fixed)\b[^.!?\n]{0,20}\bapn\b", ("reset_apn_settings", "set_apn_settings")),
         (r"\bi(?:'ve| have)? (?:just )?(?:connected|disconnected)\b[^.!?\n]{0,20}\bvpn\b", ("connect_vpn", "disconnect_vpn")),
-        (r"\bi(?:'ve| have)? (?:just )?granted\b", ("grant_app_permission",)),
+        (r"\bi(?:'ve| have)? (?:just )?granted\b|\bi(?:'ve| have)? (?:just )?(?:gave|given|allowed|let)\b[^.!?\n]{0,30}\b(?:permission|access)\b", ("grant_app_permission",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:made|paid)\b[^.!?\n]{0,20}\bpayment\b|\bi(?:'ve| have)? paid\b", ("make_payment",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:changed|set)\b[^.!?\n]{0,20}\bnetwork mode\b", ("set_network_mode_preference",)),
         (r"\bi(?:'ve| have)? (?:just )?ran\b[^.!?\n]{0,20}\bspeed test\b", ("run_speed_test",)),
         (r"\bi(?:'ve| have)? (?:just )?applied for\b", ("apply_for_credit_card",)),
     ]
 ]
-#: A first-person claim that a requested action was done, naming no action.
-GENERIC_CLAIM = re.compile(r"\bi(?:'ve| have)? (?:just )?(?:done|did) (?:that|it|this|so)\b|\ball done\b|^\s*done\b", re.I)
-_GENERIC_GATES = ("done", "did")
+#: Words ending in "ed" (or irregular past forms) that report no action on the phone or
+#: account: thinking, wanting, asking, feeling, acknowledging.
+_NOT_ACTIONS = (
+    r"wanted|needed|wondered|thought|hoped|noticed|asked|meant|figured|heard|read|realized|realised|expected|assumed|"
+    r"called|contacted|received|ordered|booked|used|tried|guessed|liked|loved|preferred|decided|planned|worried|"
+    r"mentioned|said|told|explained|understood|learned|learnt|remembered|forgot|missed|lost|looked|searched|confused|"
+    r"concerned|interested|supposed|scared|surprised|annoyed|frustrated|tired|excited|pleased|disappointed|travel+ed|"
+    r"moved|noted|agreed|got|had|was|were|been|felt|knew|saw|seemed|hated|wished|started|stopped|emailed|texted|"
+    r"figured|bought|purchased|paid for|waited|hesitated|appreciated|gathered|imagined|suspected"
+)
+#: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
+_DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|" \
+             r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
+#: A claim that something was done: a first-person past action ("I flipped it", "we've
+#: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
+#: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
+#: conditional, not a question ("Have I done it?"), not an action of thinking or asking.
+GENERIC_CLAIM = re.compile(
+    r"(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )(?<!have )(?<!did )(?<!should )(?<!can )"
+    r"(?<!could )(?<!would )(?<!shall )(?<!do )"
+    r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
+    r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
+    rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB}\b"
+    r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s*(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
+    r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W+)*"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]*\?)"
+    r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
+    r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]*\?)"
+    r"|\b(?:there|here) you go\b|\bthat did it\b",
+    re.I,
+)
 
 
 @lru_cache(maxsize=_CACHE)
 def claims_done(text: str) -> bool:
-    """True when ``text`` holds a :data:`GENERIC_CLAIM` ("I did that", "All done")."""
-    return gated(_GENERIC_GATES, folded(text)) and GENERIC_CLAIM.search(text) is not None
+    """True when ``text`` holds a :data:`GENERIC_CLAIM` ("I did that", "All done", "flipped it")."""
+    return GENERIC_CLAIM.search(text) is not None
 
 
 _CLAIM_START = re.compile(
     r"\bi(?:'ve| have)? (?:just )?(?:restarted|rebooted|power|turned|switched|toggled|put|reseated|re-?inserted|took|"
-    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied)\b",
+    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let)\b",
     re.I,
 )
 #: :data:`_CLAIM_START` without its word boundary, case-sensitive: what every match of it
 #: reads as in :func:`folded` text (a literal first letter, so one fast scan).
 _CLAIM_GATE = re.compile(
     r"i(?:'ve| have)? (?:just )?(?:restarted|rebooted|power|turned|switched|toggled|put|reseated|re-?inserted|took|"
-    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied)"
+    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let)"
 )
 
 
@@ -295,6 +434,7 @@ def denies(text: str) -> bool:
 
 def clear_caches() -> None:
     """Empty the memoized readings (benchmarks use it to time cold readings)."""
-    for cached in (lowered, folded, asks, asked_among, normalize, identifiers, device_states, claims_done, _claims,
+    for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
+                   past_device_states, claims_done, _claims,
                    _mentioned, denies):
         cached.cache_clear()

@@ -1,0 +1,353 @@
+"""Readings of paraphrased user language for the fidelity rules (pure functions, memoized).
+
+The readings in :mod:`userbench_env.fidelity.text` key on the words a check is about
+(feature names, id shapes); the ones here read what varies between phrasings:
+
+* :func:`content_stems`: a text's content words, stemmed (PyStemmer's English Snowball
+  stemmer), function words dropped: what two phrasings of one sentence share;
+* :func:`id_key`: a value with case, spaces and separators removed, so "# W 237-8156"
+  and "#W2378156" compare equal;
+* :func:`clauses`: a text cut at sentence and clause ends;
+* :func:`mentioned_kinds`: the item kinds (user id, email, ...) a text names;
+* :func:`refuses` / :func:`denies_item`: saying one does not know, cannot find or will not
+  share an item (idioms included), and which item such a clause is about;
+* :func:`asks_back`: a question in a user's text (a clause ending with "?" or opening
+  like one);
+* :func:`speaks_as_agent`: a user text speaking as the agent or about being an AI.
+
+Word lists here are small closed classes (function words, auxiliaries, idioms), not
+lists of phrasings of any particular case.
+"""
+from __future__ import annotations
+
+import calendar
+import re
+from functools import lru_cache
+
+_CACHE = 256
+
+#: English function words (articles, pronouns, auxiliaries, prepositions, conjunctions,
+#: fillers): never content. Person does not matter ("you want" = "I want").
+STOPWORDS: frozenset[str] = frozenset("""
+a an the and or but so yet if then else than that this these those there here it its it's itself
+i me my mine myself you your yours yourself we us our ours he him his she her hers they them their theirs
+am is are was were be been being do does did done doing have has had having will would shall should can could
+may might must ought to of in on at by for from with without about as into onto over under up down out off
+again further once just also too very really quite rather only even still already any some all
+both each either neither every such own same other another more most much many few less least
+what which who whom whose when where why how whether while because although though since until unless
+re ve ll d s t m ca wo don doesn didn isn aren wasn weren haven hasn hadn won wouldn can't cannot couldn shouldn
+oh ok okay yes yeah yep please thanks thank hi hello hey well um uh hmm like just
+""".split())
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+@lru_cache(maxsize=1)
+def _stemmer():  # PyStemmer is a C extension: loaded on first use
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=4096)
+def stem(word: str) -> str:
+    """The Snowball (English) stem of a lower-case word."""
+    return _stemmer().stemWord(word)
+
+
+#: Negation words: all read as one content word, :data:`NEGATION` ("no refund" = "don't get a refund").
+_NEGATIONS = frozenset("not no never dont doesnt didnt wont cant cannot isnt arent wasnt werent havent hasnt wouldnt "
+                       "shouldnt couldnt neither nor nothing none".split())
+NEGATION = "~not"
+#: Contracted auxiliaries and the possessive ("I'd", "it's"): dropped with their apostrophe.
+_CONTRACTION = re.compile(r"'(?:d|ll|re|ve|m|s)\b|'")
+
+
+@lru_cache(maxsize=_CACHE)
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of ``text``'s content words: lower-cased alphanumeric words (apostrophes
+    dropped, hyphenated words split) that are not :data:`STOPWORDS` and longer than one
+    character; every negation word reads as :data:`NEGATION`."""
+    words = _WORD.findall(_CONTRACTION.sub("", text.lower().replace("\u2019", "'").replace("n't", " not")))
+    return frozenset(NEGATION if w in _NEGATIONS else stem(w) for w in words
+                     if (len(w) > 1 and w not in STOPWORDS) or w in _NEGATIONS)
+
+
+_KEY_DROP = re.compile(r"[^a-z0-9@]+")
+
+
+@lru_cache(maxsize=_CACHE)
+def id_key(value: str) -> str:
+    """``value`` lower-cased with everything but letters, digits and ``@`` removed (the
+    spacing- and case-insensitive form identifiers are compared in)."""
+    return _KEY_DROP.sub("", value.lower())
+
+
+_CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+(?:-|\u2013|\u2014)\s+|,\s+(?=but\b|though\b|although\b|and\b|however\b)")
+
+
+@lru_cache(maxsize=_CACHE)
+def clauses(text: str) -> tuple[str, ...]:
+    """``text`` cut at sentence ends, line breaks, dashes and ", but"-like joins (stripped, non-empty)."""
+    return tuple(part.strip() for part in _CLAUSE.split(text) if part and part.strip())
+
+
+#: How a user names each item kind in prose (lower-cased text); "number" alone is too vague to count.
+KIND_WORDS: dict[str, re.Pattern[str]] = {
+    kind: re.compile(pattern)
+    for kind, pattern in {
+        "user_id": r"\b(?:user ?(?:id|name)|username|login|account (?:id|number)|customer (?:id|number)|\bid\b)",
+        "email": r"\be-?mail",
+        "zip": r"\bzip|\bpostal|\bpost ?code",
+        "phone_number": r"\b(?:phone|cell|mobile)\b",
+        "name": r"\b(?:full |first |last |sur)?name\b(?! (?:on|of) the)",
+        "reservation_id": r"\b(?:reservation|confirmation|booking)\b",
+        "order_id": r"\border\b",
+        "item_id": r"\bitem (?:id|number)",
+        "payment_method": r"\b(?:card|payment method|paypal|gift card)\b",
+        "address": r"\baddress\b",
+        "date": r"\b(?:birth|birthday|dob|date)\b",
+    }.items()
+}
+#: Kinds that share their words with others: a clause naming one names them all.
+KIND_ALIASES: dict[str, frozenset[str]] = {
+    "name": frozenset({"name", "first_name", "last_name"}),
+}
+
+
+@lru_cache(maxsize=_CACHE)
+def mentioned_kinds(text: str) -> frozenset[str]:
+    """The item kinds ``text`` (lower-cased) names, with the aliases of :data:`KIND_ALIASES`;
+    "user name"/"username" names a user id, not a name."""
+    found: set[str] = set()
+    for kind, pattern in KIND_WORDS.items():
+        if pattern.search(text):
+            found |= KIND_ALIASES.get(kind, {kind})
+    if "name" in found and re.search(r"\buser ?name\b", text) and not re.search(r"(?<!user )(?<!user)\bname\b", text):
+        found -= KIND_ALIASES["name"]
+    return frozenset(found)
+
+
+#: Not knowing, not remembering, not finding or not having an item (idioms included), on
+#: lower-cased text with straight apostrophes.
+_DENIAL = (
+    r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
+    r"am unable to|'m unable to|unable to|never)\s+(?:\w+\s+){0,2}?"
+    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell you|say|put my (?:hands|finger) on)\b"
+    r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
+    r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
+    r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
+    r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
+)
+#: Refusing to share an item.
+_REFUSAL = (
+    r"\b(?:rather not|prefer not|'d prefer not|not comfortable|uncomfortable|not going to|won'?t|will not|refuse|"
+    r"not willing to|do not want to|don'?t want to|don'?t feel like|not allowed to|can'?t give|cannot give)\b"
+    r"[^.!?]{0,40}\b(?:give|share|say|tell|provide|disclose|hand over|send|read out|reveal)\b"
+    r"|\bnone of your business\b|\bthat'?s private\b|\bkeep (?:that|it) (?:private|to myself)\b"
+)
+DENIAL = re.compile(_DENIAL)
+REFUSAL = re.compile(_REFUSAL)
+
+
+def _plain(text: str) -> str:
+    return text.lower().replace("\u2019", "'")
+
+
+@lru_cache(maxsize=_CACHE)
+def denial_clauses(text: str) -> tuple[str, ...]:
+    """The clauses of ``text`` (lower-cased) that deny knowing, finding or having something,
+    or refuse to share it."""
+    return tuple(c for c in clauses(_plain(text)) if DENIAL.search(c) or REFUSAL.search(c))
+
+
+def denies_item(text: str, kind: str, others: frozenset[str]) -> bool:
+    """True when ``text`` denies or refuses ``kind``: some denial clause names ``kind``, or
+    names none of the ``others`` (a bare "no idea" answers what was asked); a clause
+    naming only another kind denies that one, not ``kind``."""
+    for clause in denial_clauses(text):
+        named = mentioned_kinds(clause)
+        if kind in named or not (named & others):
+            return True
+    return False
+
+
+#: A clause opening like a question (auxiliary or wh-word first, after fillers).
+_QUESTION_OPENING = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|wait|hmm+|um+|uh+|sorry|sure|but|and|also|oh|quick question|actually)[,!.]?\s+)*"
+    r"(?:what|which|why|how|where|when|who|should|shall|do|does|did|is|are|was|will|would|can|could|may|must|"
+    r"have|has|am)\b"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def question_clauses(text: str) -> tuple[str, ...]:
+    """The clauses of ``text`` (lower-cased) that ask something: ending with "?", or
+    opening like a question and not ending with "."/"!"."""
+    out = []
+    for clause in clauses(_plain(text)):
+        if clause.endswith("?") or (_QUESTION_OPENING.match(clause) and not clause.endswith((".", "!"))):
+            out.append(clause)
+    return tuple(out)
+
+
+#: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text).
+_AS_AGENT = re.compile(
+    # being an AI / a program / a simulated user, or talking about the simulation
+    r"\b(?:as an?|i'?m an?|i am an?|i'?m just an?|i am just an?|being an?|i'?m only an?|i am only an?)\s+"
+    r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
+    r"assistant|simulat\w*|program|machine|computer program|model)\b"
+    r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"
+    r"|\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data)\b"
+    r"|\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"
+    # offering help, greeting a customer
+    r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
+    r"|\bwhat brings you\b|\bhow can i be of\b|\bwhat (?:can|may) i (?:do|get) for you\b"
+    r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
+    r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
+    r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
+    r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b"
+    r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ (?:support|service|desk)"
+    r"|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
+    # role reversal: doing the agent's work on the customer's record, asking the agent for its credentials
+    r"|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
+    r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
+    r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
+    r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|confirm|share) (?:me )?(?:with )?your "
+    r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
+    r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def speaks_as_agent(text: str) -> bool:
+    """True when ``text`` speaks as the agent or about being an AI/simulated user (see
+    :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk."""
+    return _AS_AGENT.search(_plain(text)) is not None
+
+
+#: A labelled value: an item's name, a linking word, the value up to the end of its clause.
+_LABELLED = re.compile(
+    r"\b(?P<label>user ?id|user ?name|username|login|account (?:id|number)|customer (?:id|number)|"
+    r"order (?:number|id|no\.?|#)|reservation (?:number|id|code)|confirmation (?:number|code)|"
+    r"booking (?:reference|number|code|id)|zip(?: ?code)?|postal code|post ?code|e-?mail(?: address)?|"
+    r"(?:phone|cell|mobile)(?: number)?|date of birth|dob|birthday|birth ?date|"
+    r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name)"
+    r"(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
+    r" is actually| i think is| i believe is| would have been| might be)+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
+    r"(?P<value>[^,;!?\n\"']+?)(?=[\"']|[,;!?\n]|\.(?:\s|$)|\s+(?:and|but|if|so|or|because|though|for|in case)\b|$)",
+    re.I,
+)
+_LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(p), k) for p, k in (
+        (r"user ?id|user ?name|username|login|account|customer", "user_id"), (r"order", "order_id"),
+        (r"reservation|confirmation|booking", "reservation_id"), (r"zip|postal|post ?code", "zip"), (r"mail", "email"),
+        (r"phone|cell|mobile", "phone_number"), (r"birth|dob", "date"), (r"address", "address"), (r"name", "name"),
+    )
+)
+#: Values that are not values ("my email is the one on file", "my name is not important").
+_NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
+                          r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached)\b")
+
+
+def _label_kind(label: str) -> str:
+    low = label.lower()
+    return next(kind for pattern, kind in _LABEL_KINDS if pattern.search(low))
+
+
+def _value_shaped(kind: str, value: str) -> bool:
+    """True when ``value`` can be a value of ``kind``: names and user ids (which a user may
+    give as a name) are one to four words, none a function word; emails hold "@"; dates a
+    date; addresses anything; other kinds a digit."""
+    words = value.lower().split()
+    if kind in ("name", "user_id") and (len(words) > 4 or any(w in STOPWORDS for w in words)):
+        return False
+    if kind == "name":
+        return all(w.replace("-", "").replace("'", "").isalpha() for w in words)
+    if kind == "email":
+        return "@" in value
+    if kind in ("date", "address", "user_id"):
+        return True
+    return any(c.isdigit() for c in value)
+
+
+@lru_cache(maxsize=_CACHE)
+def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
+    """(kind, value) pairs ``text`` states with the item's name ("my zip is 19123", "user id:
+    dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`."""
+    out = []
+    for m in _LABELLED.finditer(text.replace("\u2019", "'")):
+        value = m.group("value").strip().rstrip(".")
+        kind = _label_kind(m.group("label"))
+        if value and not _NOT_A_VALUE.match(value.lower()) and len(value) <= 60 and _value_shaped(kind, value):
+            out.append((kind, value))
+    return tuple(out)
+
+
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATES = (
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
+    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b"), "mdy"),
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "md"),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b", re.I), "dm"),
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def dates(text: str) -> frozenset[tuple[int, int]]:
+    """The (month, day) pairs of the calendar dates ``text`` writes ("2024-05-20", "05/20/2024",
+    "May 20th", "20 May"); a numeric d/m/y date is read both ways."""
+    out: set[tuple[int, int]] = set()
+    text = _ISO_TIME.sub(r"\1 \2", text)
+    for pattern, order in _DATES:
+        for m in pattern.finditer(text):
+            a, b = m.group(1), m.group(2)
+            if order == "ymd":
+                out.add((int(b), int(m.group(3))))
+            elif order == "mdy":
+                out |= {(int(a), int(b)), (int(b), int(a))}
+            elif order == "md":
+                out.add((_MONTHS[a.lower()], int(b)))
+            else:
+                out.add((_MONTHS[b.lower()], int(a)))
+    return frozenset((mo, d) for mo, d in out if 1 <= mo <= 12 and 1 <= d <= 31)
+
+
+_ISO_TIME = re.compile(r"(\d)T(\d)")
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b", re.I)
+
+
+@lru_cache(maxsize=_CACHE)
+def clock_times(text: str) -> frozenset[int]:
+    """The clock times ``text`` writes ("3pm", "3:45 p.m.", "15:45"), as minutes after midnight."""
+    out = set()
+    for m in _TIME.finditer(_ISO_TIME.sub(r"\1 \2", text)):
+        if m.group(3):
+            hour, minute = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0), int(m.group(2) or 0)
+        else:
+            hour, minute = int(m.group(4)), int(m.group(5))
+        if hour < 24 and minute < 60:
+            out.add(hour * 60 + minute)
+    return frozenset(out)
+
+
+_STREET = re.compile(
+    r"\b(\d{1,6})\s+((?:[a-z]+\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
+    r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b", re.I)
+
+
+@lru_cache(maxsize=_CACHE)
+def street_addresses(text: str) -> tuple[str, ...]:
+    """The street addresses ``text`` writes, each as its :func:`id_key` of house number and
+    street name ("123 Main Street" and "123 main st." both read ``123main``)."""
+    return tuple(id_key(m.group(1) + m.group(2)) for m in _STREET.finditer(text))
+
+
+def clear_caches() -> None:
+    """Empty the memoized readings."""
+    for cached in (content_stems, id_key, clauses, mentioned_kinds, denial_clauses, question_clauses, speaks_as_agent,
+                   labelled_values, dates, clock_times, street_addresses):
+        cached.cache_clear()
