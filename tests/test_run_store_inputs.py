@@ -71,3 +71,14 @@ def test_an_empty_store_is_not_an_error(tmp_path, capsys) -> None:
     assert read_runs([path]).records == []
     assert main(["report", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["episodes"] == 0
+
+
+def test_evaluate_episode_takes_the_message_dicts_a_store_holds(store) -> None:
+    from userbench_env.evaluation import evaluate_episode
+    from userbench_env.tasks import load_task
+
+    for record in EpisodeStore(store).records():
+        assert isinstance(record["messages"][0], dict)
+        task = load_task(record["domain"], record["task_id"], source="bundled")
+        verdict = evaluate_episode(task, record["messages"], termination=record["termination"], source="bundled")
+        assert verdict.reward == record["reward"] == 1.0

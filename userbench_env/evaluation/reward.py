@@ -32,7 +32,7 @@ def _product(factors: list[float]) -> float:
 
 def evaluate_episode(
     task: Task,
-    messages: list[Message],
+    messages: list[Message] | list[dict[str, Any]],
     termination: str,
     source: str = "bundled",
     include_nl: bool = True,
@@ -42,13 +42,15 @@ def evaluate_episode(
     """Score one episode of ``task`` with tau2's task reward.
 
     ``messages`` is the whole transcript, starting with the task's message history if
-    it has one. Only ``user_stop``/``agent_stop`` are scored (else reward 0). A task
+    it has one: :class:`Message` objects or their dicts (as a run store's records hold
+    them). Only ``user_stop``/``agent_stop`` are scored (else reward 0). A task
     without evaluation criteria scores 1. NL assertions are judged only when
     ``NL_ASSERTION`` is in the reward basis and ``include_nl`` is true: with ``judge``
     (a model string, dict or :class:`JudgeSpec`; ``"deferred"`` counts as none) one LLM
     call grades them; without one they are pending (``reward`` is ``None``,
     ``nl_pending`` true). A malformed judge reply raises ``JudgeReplyError``.
     """
+    messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in messages]
     spec = task.evaluation
     basis = list(spec.reward_basis) if spec is not None else []
     empty = dict.fromkeys(COMPONENT_KEYS)

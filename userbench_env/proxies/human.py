@@ -1,7 +1,8 @@
 """HumanUserProxy: a person plays the user at the terminal (stdin/stdout).
 
-The agent's new messages (and results of the person's own tool calls) are printed; the
-person types one line. ``/tool <name> <json arguments>`` calls a user tool; end tokens
+At ``reset`` the person is shown the scenario they are to play (the text an LLM user
+would get) and how to end; then the agent's new messages (and results of the person's
+own tool calls, whose names are listed once) are printed and the person types one line. ``/tool <name> <json arguments>`` calls a user tool; end tokens
 (``###STOP###`` ...) are typed as text. End of input is a ProxyError.
 """
 from __future__ import annotations
@@ -26,12 +27,20 @@ class HumanUserProxy(UserProxy):
         self._shown = 0
 
     def reset(self, task: Any, seed: int | None = None) -> None:
-        """Start a new conversation."""
+        """Start a new conversation: show the person the scenario to play."""
+        from userbench_env.proxies.prompt import render_scenario
+
         super().reset(task, seed)
         self._shown = 0
+        self._out.write(f"=== You are the customer. Your scenario: ===\n{render_scenario(task).strip()}\n"
+                        "=== Type one message per line; end the conversation with ###STOP### ===\n")
+        self._out.flush()
 
     def respond(self, view: UserView) -> UserTurn:
         """Show what is new in ``view`` and read the person's next line."""
+        if self._shown == 0 and view.tools:
+            names = ", ".join(tool["function"]["name"] for tool in view.tools)
+            self._out.write(f"[your tools] {names} (call one with /tool <name> <json arguments>)\n")
         for message in view.messages[self._shown :]:
             if message.role != "user":
                 self._out.write(f"[{message.role}] {message.content}\n")
