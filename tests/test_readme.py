@@ -193,3 +193,11 @@ def test_readme_block_parsing() -> None:
     assert plain.lang == ""
     assert inline_commands("run `userbench report x.jsonl --json`, `userbench grade` or `ls`\n```bash\nuserbench eval -h\n```\n") \
         == ["userbench report x.jsonl --json"]
+
+
+def test_the_user_side_hash_is_none_exactly_where_the_readme_says() -> None:
+    from userbench_env.domains import make_world
+
+    hashes = {d: make_world(d, source="bundled").db_hash("user") for d in ("airline", "retail", "telecom", "banking")}
+    assert [d for d, h in hashes.items() if h is None] == ["airline", "retail"]
+    assert "`None` in the single-control domains (airline, retail)" in " ".join(README.read_text(encoding="utf-8").split())
