@@ -35,7 +35,8 @@ def pytest_runtest_setup(item):
     try:
         return (yield)
     except resources.MISSING_ERRORS as exc:
-        _missing_resource(exc)
+        missing = exc
+    _missing_resource(missing)  # outside the handler: a one-line reason, no chained traceback
 
 
 @pytest.hookimpl(wrapper=True)
@@ -43,7 +44,8 @@ def pytest_runtest_call(item):
     try:
         return (yield)
     except resources.MISSING_ERRORS as exc:
-        _missing_resource(exc)
+        missing = exc
+    _missing_resource(missing)  # outside the handler: a one-line reason, no chained traceback
 
 
 @pytest.fixture(scope="session")
