@@ -172,6 +172,7 @@ class LocalRuntime:
     def _ensure(self) -> bool:
         """Start the display and the app when missing or dead; True if the app was relaunched."""
         if self.xvfb is None or self.xvfb.poll() is not None:
+            require_local_app()
             self._owned.stop("app")
             _, self.display = driver.start_display(self.width, self.height,
                                                    on_start=lambda proc: self._owned.adopt("xvfb", proc))
