@@ -7,8 +7,11 @@ Kinds register in :data:`ARTIFACT_KINDS` (lazy ``module:object`` strings), so th
 and app surfaces add theirs without touching this module.
 
 :func:`score_artifact` applies APB's status rules: no artifact -> error; a task with
-its own ``tests/verifier.py`` -> that verifier in a subprocess; otherwise the kind's
-scorer with the task's data rules. :func:`score_picks` is the shared rule path for
+its own ``tests/verifier.py`` -> that verifier, sandboxed (:mod:`.verifier`); otherwise
+the kind's scorer with the task's data rules. An artifact file is untrusted input:
+:func:`read_artifact` reads at most :data:`MAX_ARTIFACT_BYTES`, and one too large, not
+JSON, nested too deeply or holding a number too long to read is malformed (a fail,
+with the reason), never a traceback. :func:`score_picks` is the shared rule path for
 every pick-based kind: constraints first (a violation fails every check), then each
 check's rule over its label map.
 """
@@ -16,13 +19,17 @@ from __future__ import annotations
 
 import importlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 from userbench_env.surfaces.rules import Pick, apply_rule
 from userbench_env.surfaces.scoring import CheckVerdict, Outcome, combine, error_outcome
 from userbench_env.surfaces.tasks import SurfaceTask
+
+
+#: the largest artifact file read (larger ones are malformed, not read)
+MAX_ARTIFACT_BYTES = 20 * 2**20
 
 
 class ArtifactError(ValueError):
@@ -70,18 +77,24 @@ def detect_kind(data: Any, surface: str | None = None) -> ArtifactKind:
     raise ArtifactError("artifact matches no known kind (" + ", ".join(ARTIFACT_KINDS) + ")")
 
 
-def read_artifact(path: str | Path) -> Any | None:
+def read_artifact(path: str | Path, max_bytes: int = MAX_ARTIFACT_BYTES) -> Any | None:
     """The artifact's JSON, or ``None`` when the file does not exist.
 
-    A file that is not JSON raises :class:`ArtifactError` (the agent wrote garbage).
+    A file over ``max_bytes``, not UTF-8 JSON, nested too deeply or holding an integer
+    too long to convert raises :class:`ArtifactError` (the agent wrote garbage).
     """
     path = Path(path)
     if not path.is_file():
         return None
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise ArtifactError(f"{path.name} is {size} bytes, over the {max_bytes}-byte artifact limit")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ArtifactError(f"{path.name} is not valid JSON: {exc}") from exc
+        return json.loads(path.read_bytes().decode("utf-8"))
+    except RecursionError as exc:
+        raise ArtifactError(f"{path.name} is nested too deeply to read") from exc
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer past Python's digit limit
+        raise ArtifactError(f"{path.name} is not valid JSON: {' '.join(str(exc).split())[:200]}") from exc
 
 
 def score_artifact(
@@ -89,12 +102,15 @@ def score_artifact(
     data: Any | None,
     kind: str | None = None,
     judge: Any = None,
+    isolation: str = "auto",
+    pass_env: Iterable[str] = (),
 ) -> Outcome:
     """Score one episode's artifact for ``task`` with APB's status rules.
 
     ``data`` ``None`` (nothing produced) is an error. A task whose ``verifier`` is set
-    runs it (see :mod:`userbench_env.surfaces.verifier`); otherwise the kind scores with
-    the task's data rules. A malformed artifact fails every check.
+    runs it with ``isolation`` and ``pass_env`` (see :mod:`userbench_env.surfaces.verifier`);
+    otherwise the kind scores with the task's data rules. A malformed artifact fails
+    every check.
     """
     names = [c.name for c in task.checks]
     if data is None:
@@ -106,7 +122,8 @@ def score_artifact(
     if task.verifier:
         from userbench_env.surfaces.verifier import run_verifier
 
-        return run_verifier(task, chosen.filename, data)
+        return run_verifier(task, chosen.filename, data, isolation=isolation,  # type: ignore[arg-type]
+                            pass_env=pass_env)
     try:
         return chosen.score(task, data, judge)
     except ArtifactError as exc:
@@ -131,15 +148,18 @@ def score_picks(
     key), so a web or app surface can pass labels read from its page or catalogue.
     """
     labels = labels if labels is not None else task.answer_key
+    rules = task.rules()  # a check without a rule is the caller's error (ValueError), before anything else
     for constraint in task.parsed_constraints():
         problem = constraint.problem(picks, groups)
         if problem:
             return malformed_outcome(task, f"{constraint}: {problem}")
     verdicts = []
-    for check, rule in zip(task.checks, task.rules()):
+    for check, rule in zip(task.checks, rules):
         if check.label not in labels:
-            verdicts.append(CheckVerdict(name=check.name, verdict="ERROR", rule=str(rule),
-                                         detail=f"no label map {check.label!r} for this check"))
+            detail = (f"no label map {check.label!r} for this check" if check.label else
+                      "the check names no label map: give one with --label NAME (known: "
+                      + (", ".join(sorted(labels)) or "none") + ")")
+            verdicts.append(CheckVerdict(name=check.name, verdict="ERROR", rule=str(rule), detail=detail))
             continue
         result = apply_rule(rule, picks, labels[check.label])
         verdicts.append(CheckVerdict(

@@ -6,7 +6,11 @@ task files), reads the artifact (a survey ``{"answers": [...]}`` file, a chat tr
 or ``user_turns.json``; web and app kinds plug in through ``ARTIFACT_KINDS``) and prints
 ``{"status", "reward", "max_points", "checks": [...]}``. A missing artifact prints
 status ``error``. ``--rule`` (one for all checks, or comma-separated per check) replaces
-the task's rules and its upstream verifier.
+the task's rules and its upstream verifier; ``--label`` (comma-separated, one per check)
+names the label maps the checks read. A task's own verifier runs sandboxed
+(``--verifier-isolation``, ``--pass-env``; see :mod:`userbench_env.surfaces.verifier`).
+A path that is not a task, a malformed task or a check without a rule is a one-line
+error (exit 2).
 """
 from __future__ import annotations
 
@@ -35,12 +39,15 @@ def score_command(args: argparse.Namespace) -> int:
     task = load_task(args.task)
     if args.rule:
         task = task.with_rules([str(r) for r in parse_rules(args.rule)])
+    if args.label:
+        task = task.with_labels([name.strip() for name in args.label.split(",")])
     judge: Any = None
     if args.judge_model:
         judge = {"model": args.judge_model, "base_url": args.judge_base_url}
     try:
         data = read_artifact(args.artifact)
-        outcome = score_artifact(task, data, kind=args.kind, judge=judge)
+        outcome = score_artifact(task, data, kind=args.kind, judge=judge, isolation=args.verifier_isolation,
+                                 pass_env=args.pass_env)
     except ArtifactError as exc:
         outcome = malformed_outcome(task, str(exc))
     result = outcome.as_dict()
@@ -60,6 +67,14 @@ def register(subparsers: Any) -> None:
     score.add_argument("task", help="APB task folder or bundled task file")
     score.add_argument("--artifact", required=True, help="artifact JSON file (a missing file scores as error)")
     score.add_argument("--rule", help="decision rule(s): avoid, exhibit, at-least:K, per-question, tier:N")
+    score.add_argument("--label", help="label map(s) the checks read, comma-separated, one per check "
+                                       "(default: from the rules overlay, the answer key or the page's one data-* label)")
+    score.add_argument("--verifier-isolation", choices=["auto", "docker", "process"], default="auto",
+                       help="where a task's own tests/verifier.py runs: a network-less container, a scrubbed "
+                            "subprocess, or the container when Docker answers")
+    score.add_argument("--pass-env", action="append", default=[], metavar="NAME",
+                       help="pass this environment variable to the task's verifier (repeatable; "
+                            "nothing else but locale and PATH is passed)")
     score.add_argument("--kind", choices=sorted(ARTIFACT_KINDS), help="artifact kind (default: detected)")
     score.add_argument("--judge-model", help="litellm model for judged (chat) checks")
     score.add_argument("--judge-base-url", help="OpenAI-compatible base URL of the judge")

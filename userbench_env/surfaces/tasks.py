@@ -6,7 +6,16 @@ present), the surface inputs (``input/questionnaire.yaml``, ``input/bot.md``,
 ``input/context.md``) and the hidden key (``tests/answer_key.yaml``); a
 ``tests/verifier.py`` is remembered so scoring can run it. APB keeps its decision
 rules in code, so rules for upstream tasks come from a data overlay
-(``tasks/surfaces/apb_rules.yaml``) or the caller.
+(``tasks/surfaces/apb_rules.yaml``) or the caller. A task outside the overlay gets
+what the newer upstream verifiers enforce: a survey the ``coverage`` and ``known``
+constraints (exactly one answer per question, no unknown id); a web task whose page
+carries exactly one boolean ``data-*`` label (besides ``data-id``) that label as its
+check's label map.
+
+A task folder is untrusted input: every file is read through
+:func:`~userbench_env.surfaces.sandbox.inside` (no symlink leads out of the folder),
+YAML through the bounded reader (:mod:`.yamlio`), and anything malformed is a
+:class:`~userbench_env.surfaces.sandbox.TaskError` naming the file.
 
 Our bundled tasks are one YAML file each under ``tasks/surfaces/<surface>/``; their
 personas live in ``tasks/surfaces/personas/`` and every check carries its rule and
@@ -22,17 +31,21 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from userbench_env.datapaths import bundled_root
 from userbench_env.surfaces.app.spec import AppSpec
 from userbench_env.surfaces.personas.model import Persona, load_persona
 from userbench_env.surfaces.rules import Constraint, Rule
+from userbench_env.surfaces.sandbox import TaskError, inside
+from userbench_env.surfaces.web.items import boolean_labels, html_items
 from userbench_env.surfaces.web.spec import WebSpec, load_web_spec
 from userbench_env.surfaces.yamlio import read_yaml
 
 SurfaceName = Literal["survey", "chat", "web", "app"]
 Split = Literal["all", "single", "multi"]
+#: constraints of a survey task the rules overlay does not name (newer APB verifiers)
+DEFAULT_SURVEY_CONSTRAINTS = ("coverage", "known")
 
 
 class TraitCheck(BaseModel):
@@ -190,6 +203,13 @@ class SurfaceTask(BaseModel):
         checks = [c.model_copy(update={"rule": r}) for c, r in zip(self.checks, picked)]
         return self.model_copy(update={"checks": checks, "verifier": None})
 
+    def with_labels(self, labels: list[str]) -> "SurfaceTask":
+        """A copy whose checks read the label maps ``labels`` (one per check, in order)."""
+        if len(labels) != len(self.checks):
+            raise ValueError(f"{len(labels)} labels for {len(self.checks)} checks: give one per check")
+        checks = [c.model_copy(update={"label": name}) for c, name in zip(self.checks, labels)]
+        return self.model_copy(update={"checks": checks})
+
 
 # --------------------------------------------------------------------------- APB
 
@@ -221,23 +241,38 @@ def find_apb_tasks(root: str | Path) -> list[Path]:
 
 
 def load_apb_task(folder: str | Path, overlay: Mapping[str, Any] | None = None) -> SurfaceTask:
-    """Load one APB task folder.
+    """Load one APB task folder (:class:`TaskError` when it is not one, or is malformed).
 
     ``overlay`` (default: the bundled ``apb_rules.yaml``) supplies rules, label names
-    and constraints by task name when the task's verifier is not available.
+    and constraints by task name when the task's verifier is not available; a task it
+    does not name gets the defaults in the module docstring.
     """
     folder = Path(folder)
-    with open(folder / "task.toml", "rb") as fh:
-        toml = tomllib.load(fh)
+    if not (folder / "task.toml").is_file():
+        raise TaskError(f"{folder} is not an APB task folder (no task.toml); "
+                        "give an APB task folder or a bundled task file")
+    try:
+        toml = tomllib.loads(_read_text(folder, "task.toml"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise TaskError(f"{folder / 'task.toml'} is not valid TOML: {exc}") from exc
+    try:
+        return _apb_task(folder, toml, overlay if overlay is not None else apb_overlay())
+    except ValidationError as exc:
+        raise TaskError(f"{folder}: {_first_error(exc)}") from exc
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise TaskError(f"{folder}: malformed task data ({type(exc).__name__}: {exc})") from exc
+
+
+def _apb_task(folder: Path, toml: dict[str, Any], overlay: Mapping[str, Any]) -> SurfaceTask:
     meta, task_meta = toml.get("metadata", {}), toml.get("task", {})
     name = str(task_meta.get("name") or folder.name)
-    extra = (overlay if overlay is not None else apb_overlay()).get(name, {})
-    extra_checks = extra.get("checks", [])
+    extra = overlay.get(name)
+    extra_checks = (extra or {}).get("checks", [])
     checks = []
     for index, raw in enumerate(toml.get("checks", [])):
         value = raw.get("value", raw.get("anchor_value"))
         if value is None:
-            raise ValueError(f"{folder}: check {index} has neither value nor anchor_value")
+            raise TaskError(f"{folder}: check {index} has neither value nor anchor_value")
         data = extra_checks[index] if index < len(extra_checks) else {}
         checks.append(TraitCheck(
             dimension_id=raw["dimension_id"], dimension_label=raw.get("dimension_label", ""),
@@ -247,31 +282,39 @@ def load_apb_task(folder: str | Path, overlay: Mapping[str, Any] | None = None) 
         ))
     surface = meta.get("type")
     if surface not in ("survey", "chat", "web", "app"):
-        raise ValueError(f"{folder}: unknown surface {surface!r} in [metadata] type")
-    persona = load_persona(folder / "persona.yaml") if (folder / "persona.yaml").is_file() else None
+        raise TaskError(f"{folder}: unknown surface {surface!r} in [metadata] type")
+    persona = load_persona(inside(folder, "persona.yaml", "persona")) if (folder / "persona.yaml").is_file() else None
     if persona is not None:
         persona = persona.with_pins({c.dimension_id: c.value for c in checks})
-    key = _read_yaml(folder / "tests" / "answer_key.yaml") or {}
+    key = _read_yaml(folder, "tests/answer_key.yaml") or {}
+    if not isinstance(key, Mapping):
+        raise TaskError(f"{folder / 'tests/answer_key.yaml'}: an answer key is a mapping of label maps")
     answer_key = {str(k): {str(i): v for i, v in m.items()} for k, m in key.items() if isinstance(m, Mapping)}
     checks = _default_labels(checks, answer_key)
+    web = load_web_spec(folder) if surface == "web" else None
+    if web is not None:
+        checks = _page_label(checks, web)
     questionnaire = None
     if (folder / "input" / "questionnaire.yaml").is_file():
-        questionnaire = Questionnaire.model_validate(_read_yaml(folder / "input" / "questionnaire.yaml"))
+        questionnaire = Questionnaire.model_validate(_read_yaml(folder, "input/questionnaire.yaml"))
     chat = None
     if (folder / "input" / "bot.md").is_file():
-        context = _read_text(folder / "input" / "context.md")
+        context = _read_text(folder, "input/context.md")
         chat = ChatSpec(
-            bot=_read_text(folder / "input" / "bot.md"), context=context, opening=opening_message(context),
+            bot=_read_text(folder, "input/bot.md"), context=context, opening=opening_message(context),
             application_id=str(meta.get("application_id") or "assistant"),
         )
     verifier = folder / "tests" / "verifier.py"
+    if extra is not None:
+        constraints = list(extra.get("constraints", []))
+    else:
+        constraints = list(DEFAULT_SURVEY_CONSTRAINTS) if surface == "survey" else []
     return SurfaceTask(
         id=folder.name, source="apb", surface=surface, name=name, theme=str(task_meta.get("theme", "")),
-        domain=str(meta.get("domain", "")), instruction=_read_text(folder / "instruction.md"), checks=checks,
+        domain=str(meta.get("domain", "")), instruction=_read_text(folder, "instruction.md"), checks=checks,
         persona=persona, questionnaire=questionnaire, answer_key=answer_key,
-        constraints=list(extra.get("constraints", [])), chat=chat, path=str(folder),
-        web=load_web_spec(folder) if surface == "web" else None,
-        verifier=str(verifier) if verifier.is_file() else None,
+        constraints=constraints, chat=chat, path=str(folder), web=web,
+        verifier=str(inside(folder, "tests/verifier.py", "verifier")) if verifier.is_file() else None,
         verifier_timeout=float(toml.get("verifier", {}).get("timeout_sec", 60.0)),
     )
 
@@ -295,7 +338,7 @@ def opening_message(context: str) -> str:
 @lru_cache(maxsize=1)
 def apb_overlay() -> dict[str, Any]:
     """Rules as data for upstream APB tasks, by task name (bundled ``apb_rules.yaml``)."""
-    return _read_yaml(surfaces_dir() / "apb_rules.yaml") or {}
+    return _read_yaml(surfaces_dir(), "apb_rules.yaml") or {}
 
 
 def _default_labels(checks: list[TraitCheck], answer_key: Mapping[str, Any]) -> list[TraitCheck]:
@@ -303,6 +346,18 @@ def _default_labels(checks: list[TraitCheck], answer_key: Mapping[str, Any]) -> 
     if any(c.label for c in checks) or len(answer_key) != len(checks):
         return checks
     return [c.model_copy(update={"label": label}) for c, label in zip(checks, answer_key)]
+
+
+def _page_label(checks: list[TraitCheck], web: WebSpec) -> list[TraitCheck]:
+    """Give a lone unlabelled check the page's label when the served page carries exactly
+    one boolean ``data-*`` label besides ``data-id``."""
+    if len(checks) != 1 or checks[0].label or web.site is None or web.page is not None:
+        return checks
+    entry = inside(web.site, web.entry, "web.json entry")
+    if not entry.is_file():
+        return checks
+    labels = boolean_labels(html_items(entry.read_text(encoding="utf-8", errors="replace")))
+    return [checks[0].model_copy(update={"label": labels[0]})] if len(labels) == 1 else checks
 
 
 # ----------------------------------------------------------------------- bundled
@@ -317,10 +372,17 @@ def load_bundled_task(path: str | Path) -> SurfaceTask:
     """Load one bundled task file; its persona (read on first use) is
     ``personas/<persona>.yaml`` next to the surface folders."""
     path = Path(path)
-    data = dict(_read_yaml(path))
+    data = _read_yaml(path.parent, path.name)
+    if not isinstance(data, dict):
+        raise TaskError(f"{path} is not a task file (a YAML mapping with id, surface, instruction, checks)")
     persona_ref = data.pop("persona", None)
-    persona_file = str(path.parent.parent / "personas" / f"{persona_ref}.yaml") if persona_ref else None
-    task = SurfaceTask.model_validate({**data, "source": "bundled", "path": str(path), "persona_file": persona_file})
+    persona_file = None
+    if persona_ref:
+        persona_file = str(inside(path.parent.parent / "personas", f"{persona_ref}.yaml", "persona"))
+    try:
+        task = SurfaceTask.model_validate({**data, "source": "bundled", "path": str(path), "persona_file": persona_file})
+    except ValidationError as exc:
+        raise TaskError(f"{path}: {_first_error(exc)}") from exc
     for check in task.checks:
         if check.rule:
             Rule.parse(check.rule)
@@ -362,12 +424,26 @@ def _persona_file(path: str) -> Persona:
     return load_persona(path)
 
 
-def _read_yaml(path: Path) -> Any:
+def _read_yaml(folder: Path, name: str) -> Any:
+    """The YAML file ``name`` inside ``folder`` (``None`` when absent)."""
+    path = inside(folder, name, "file")
     return read_yaml(path) if path.is_file() else None
 
 
-def _read_text(path: Path) -> str:
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+def _read_text(folder: Path, name: str) -> str:
+    """The text file ``name`` inside ``folder`` (empty when absent)."""
+    path = inside(folder, name, "file")
+    try:
+        return path.read_text(encoding="utf-8") if path.is_file() else ""
+    except UnicodeDecodeError as exc:
+        raise TaskError(f"{path} is not UTF-8 text") from exc
+
+
+def _first_error(exc: ValidationError) -> str:
+    """The first validation problem, on one line."""
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    return f"{where + ': ' if where else ''}{first['msg']} ({exc.error_count()} problem(s))"
 
 
 _FILES_HEADING = re.compile(r"^##\s+Files\b.*$", re.MULTILINE)

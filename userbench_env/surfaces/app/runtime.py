@@ -11,7 +11,7 @@ daemon answers and the image exists, else local.
 What a runtime starts (Xvfb and the app in their own process groups, its temporary
 folder, its container) never outlives it: ``close()`` releases it; so do garbage
 collection and interpreter exit (a ``weakref.finalize``); and a watchdog process
-(:mod:`.guard`) releases it when our process dies without running any of those
+(:mod:`userbench_env.surfaces.guard`) releases it when our process dies without running any of those
 (``kill -9``, a crash).
 """
 from __future__ import annotations
@@ -33,10 +33,10 @@ from pydantic import BaseModel, ConfigDict
 
 from userbench_env.errors import MissingDependency, apt_hint, require_module, require_programs
 from userbench_env.surfaces.app import driver
-from userbench_env.surfaces.app.guard import Guard
+from userbench_env.surfaces.guard import Guard
 
 #: the image ``docker/build_image.sh`` builds
-DEFAULT_IMAGE = "userbench/app-desktop:1"
+DEFAULT_IMAGE = "userbench/app-desktop:2"
 #: where the app's code, state and output live inside the container
 CODE_DIR, STATE_DIR, OUT_DIR = "/opt/ubapp", "/app/state", "/app/output"
 

@@ -11,16 +11,14 @@ the page's ``data-id`` items (ours: the template's items) plus the answer key's 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from html.parser import HTMLParser
-from pathlib import Path
 from typing import Any
-
-from pydantic import BaseModel, ConfigDict
 
 from userbench_env.surfaces.artifacts import ArtifactError, score_picks
 from userbench_env.surfaces.rules import Pick
+from userbench_env.surfaces.sandbox import inside
 from userbench_env.surfaces.scoring import Outcome
 from userbench_env.surfaces.tasks import SurfaceTask
+from userbench_env.surfaces.web.items import html_items, label_value
 from userbench_env.surfaces.web.spec import DEFAULT_PICK_KEY, WebOutput
 
 #: page-side code for each output kind (arguments: selector / attribute)
@@ -41,59 +39,12 @@ async def extract_outputs(page: Any, outputs: list[WebOutput]) -> dict[str, Any]
     return data
 
 
-class HtmlItem(BaseModel):
-    """One ``.item[data-id]`` of the served HTML: its attributes and its first text (name)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    attrs: dict[str, str]
-    name: str = ""
-
-    @property
-    def id(self) -> str:
-        """The item's ``data-id``."""
-        return self.attrs["data-id"]
-
-
-class _ItemParser(HTMLParser):
-    """Collects every start tag carrying ``data-id`` with the first text inside it."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.items: list[HtmlItem] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = {k: v or "" for k, v in attrs}
-        if "data-id" in found:
-            self.items.append(HtmlItem(attrs=found))
-
-    def handle_data(self, data: str) -> None:
-        if self.items and data.strip() and not self.items[-1].name:
-            self.items[-1].name = " ".join(data.split())
-
-
-def html_items(html: str) -> list[HtmlItem]:
-    """The page's items: start tags with ``data-id`` and class ``item``, in page order."""
-    parser = _ItemParser()
-    parser.feed(html)
-    return [i for i in parser.items if "item" in i.attrs.get("class", "").split()]
-
-
 def item_names(task: SurfaceTask) -> dict[str, str]:
     """Item id -> its name on the page (our template's names, or the served HTML's first text)."""
     spec = task.web
     if spec is not None and spec.page is not None:
         return {i.id: i.name for i in spec.page.items}
     return {i.id: i.name for i in html_items(served_html(task))}
-
-
-def _label_value(text: str) -> bool | int:
-    low = text.strip().lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low.lstrip("-").isdigit():
-        return int(low)
-    raise ArtifactError(f"label value {text!r} is neither a boolean nor an integer")
 
 
 def served_html(task: SurfaceTask) -> str:
@@ -107,7 +58,7 @@ def served_html(task: SurfaceTask) -> str:
         return render_page(spec.page)
     if spec.site is None:
         raise FileNotFoundError(f"task {task.id} has no site folder")
-    return (Path(spec.site) / spec.entry).read_text(encoding="utf-8")
+    return inside(spec.site, spec.entry, "web.json entry").read_text(encoding="utf-8")
 
 
 def page_labels(task: SurfaceTask) -> tuple[dict[str, dict[str, bool | int]], list[str]]:
@@ -122,7 +73,10 @@ def page_labels(task: SurfaceTask) -> tuple[dict[str, dict[str, bool | int]], li
         for check in task.checks:
             if check.label and check.label not in labels:
                 attr = f"data-{check.label}"
-                found = {i.id: _label_value(i.attrs[attr]) for i in items if attr in i.attrs}
+                try:
+                    found = {i.id: label_value(i.attrs[attr]) for i in items if attr in i.attrs}
+                except ValueError as exc:
+                    raise ArtifactError(str(exc)) from exc
                 if found:
                     labels[check.label] = found
     known += [i for m in labels.values() for i in m if i not in known]

@@ -13,7 +13,9 @@ import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from userbench_env.surfaces.sandbox import TaskError, inside
 
 #: the cart list every APB web task reads
 DEFAULT_PICK_KEY = "orderedItemIds"
@@ -96,24 +98,37 @@ def load_web_spec(folder: str | Path) -> WebSpec | None:
     """The web spec of an APB task folder (``solution/web.json`` + ``input/site``).
 
     ``None`` when the folder has neither. A missing ``web.json`` gives APB's usual
-    output (``data-id`` over ``#cart-items li`` as ``orderedItemIds``).
+    output (``data-id`` over ``#cart-items li`` as ``orderedItemIds``). The ``entry``
+    page must lie inside the site folder; a malformed ``web.json`` or an ``entry``
+    leading out of the folder is a :class:`TaskError`.
     """
     folder = Path(folder)
-    site = folder / "input" / "site"
-    raw_path = folder / "solution" / "web.json"
+    site = inside(folder, "input/site", "site folder")
+    raw_path = inside(folder, "solution/web.json", "web.json")
     if not raw_path.is_file() and not site.is_dir():
         return None
-    raw = json.loads(raw_path.read_text(encoding="utf-8")) if raw_path.is_file() else {
-        "outputs": [{"kind": "dom", "attr": "data-id", "selector": "#cart-items li", "key": DEFAULT_PICK_KEY}],
-    }
+    try:
+        raw = json.loads(raw_path.read_text(encoding="utf-8")) if raw_path.is_file() else {
+            "outputs": [{"kind": "dom", "attr": "data-id", "selector": "#cart-items li", "key": DEFAULT_PICK_KEY}],
+        }
+    except (ValueError, RecursionError) as exc:
+        raise TaskError(f"{raw_path} is not valid JSON: {type(exc).__name__}") from exc
+    if not isinstance(raw, dict):
+        raise TaskError(f"{raw_path} must be a JSON object")
     server = raw.get("server")
     if isinstance(server, dict):
         server = server.get("command")
     if isinstance(server, str):
         server = server.split()
-    return WebSpec(
-        role=str(raw.get("role") or "a user"), notes=[str(n) for n in raw.get("notes", [])],
-        outputs=[WebOutput.model_validate(o) for o in raw.get("outputs", [])],
-        site=str(site) if site.is_dir() else None, entry=str(raw.get("entry") or "index.html"),
-        server=list(server) if server else None,
-    )
+    entry = str(raw.get("entry") or "index.html")
+    if site.is_dir():
+        inside(site, entry, "web.json entry")
+    try:
+        return WebSpec(
+            role=str(raw.get("role") or "a user"), notes=[str(n) for n in raw.get("notes", [])],
+            outputs=[WebOutput.model_validate(o) for o in raw.get("outputs", [])],
+            site=str(site) if site.is_dir() else None, entry=entry,
+            server=[str(part) for part in server] if server else None,
+        )
+    except (ValidationError, TypeError) as exc:
+        raise TaskError(f"{raw_path}: malformed web spec ({' '.join(str(exc).split())[:200]})") from exc

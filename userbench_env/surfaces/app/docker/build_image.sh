@@ -1,11 +1,11 @@
 #!/bin/sh
 # Build the UserBench app desktop image once, without any registry: a Debian bookworm
-# rootfs from debootstrap (Xvfb, xdotool, Tk, Pillow, a font) imported with
+# rootfs from debootstrap (Xvfb, xdotool, Tk, Pillow, PyYAML for APB verifiers, a font) imported with
 # `docker import`. The app's code is copied into each container at start, so this
 # image only changes when the package list does.
 # Usage: build_image.sh [TAG] [MIRROR]   (needs root, debootstrap and a running dockerd)
 set -eu
-TAG="${1:-userbench/app-desktop:1}"
+TAG="${1:-userbench/app-desktop:2}"
 # The Debian mirror this machine's apt already uses (no host is hard-coded here).
 apt_mirror() {
     if [ -f /etc/apt/sources.list.d/debian.sources ]; then
@@ -16,7 +16,7 @@ apt_mirror() {
 }
 MIRROR="${2:-$(apt_mirror)}"
 [ -n "$MIRROR" ] || { echo "no Debian mirror configured for apt; pass one as the second argument" >&2; exit 2; }
-PACKAGES="python3-tk,python3-pil,xvfb,xdotool,fonts-dejavu-core"
+PACKAGES="python3-tk,python3-pil,python3-yaml,xvfb,xdotool,fonts-dejavu-core"
 if docker image inspect "$TAG" >/dev/null 2>&1; then
     echo "image $TAG already present"
     exit 0

@@ -1,12 +1,13 @@
-"""A watchdog that cleans up after an App runtime when its process dies, however it dies.
+"""A watchdog that cleans up after its owner (an App runtime, a verifier's container)
+when the owner's process dies, however it dies.
 
 :class:`Guard` starts this file as a small standalone process (stdlib only) in its own
-session, with a pipe to it. The runtime tells it, one line each, what it owns:
-``group PGID`` (a process group: Xvfb, the app), ``forget PGID`` (a group the runtime
+session, with a pipe to it. The owner tells it, one line each, what it owns:
+``group PGID`` (a process group: Xvfb, the app), ``forget PGID`` (a group the owner
 already killed itself), ``path DIR`` (its temporary folder), ``container ID`` (a
-Docker container). ``done`` means the runtime cleaned up itself and the guard exits.
+Docker container). ``done`` means the owner cleaned up itself and the guard exits.
 
-When the pipe closes without ``done``, the runtime's process is gone (``kill -9``, a
+When the pipe closes without ``done``, the owner's process is gone (``kill -9``, a
 crash, an exit that skipped every finalizer): the guard kills every group still
 registered, removes the containers (``docker rm -f``) and deletes the folders. The
 kernel closes the pipe on any death, so no signal, thread or exit path is missed; and
@@ -26,7 +27,7 @@ import sys
 
 
 class Guard:
-    """The runtime's side of the watchdog (see the module docstring). Idempotent ``close``."""
+    """The owner's side of the watchdog (see the module docstring). Idempotent ``close``."""
 
     def __init__(self) -> None:
         self._proc = subprocess.Popen([sys.executable, os.path.abspath(__file__)], stdin=subprocess.PIPE,
@@ -76,7 +77,7 @@ class Guard:
 
 
 def watch(lines: object) -> bool:
-    """Read the runtime's lines; on end of input without ``done``, clean up. Returns
+    """Read the owner's lines; on end of input without ``done``, clean up. Returns
     whether cleanup ran."""
     groups: set[int] = set()
     paths: list[str] = []
