@@ -198,7 +198,7 @@ def from_blueprint(
         criteria.append(_criterion("dumps_blueprint", "premature_disclosure/dumps_blueprint",
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
-                                   sentences=sentences, verbatim=verbatim, copied=copied,
+                                   sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
                                    minimum=DUMP_MIN_SENTENCES,
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",

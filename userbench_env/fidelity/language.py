@@ -139,6 +139,11 @@ _DENIAL = (
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
+    r"|\bhaven'?t (?:\w+ )?(?:memori[sz]ed|learned|learnt|saved|written)\b|\b(?:won'?t|doesn'?t|isn'?t|not) com(?:e|ing) to me\b"
+    # putting it off: not now, only after looking it up elsewhere
+    r"|\b(?:i'?d|i would|i'?ll|i will|i'?ll|gotta|i'?ve got to|i need to) (?:\w+ )?(?:have to |need to )?"
+    r"(?:dig|look|check|find|go get|go find|hunt|search)\b"
+    r"|\b(?:tell|give|send|get) (?:\w+ ){0,3}(?:later|another time|back to you)\b|\bat home\b"
 )
 #: Refusing to share an item.
 _REFUSAL = (
@@ -209,7 +214,12 @@ _AS_AGENT = re.compile(
     r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
     r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b"
     r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ (?:support|service|desk)"
-    r"|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
+    r"|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b|\bhappy to help\b"
+    r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
+    r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
+    r"|\bwhat would you like (?:to do|me to|help)\b"
+    r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
+    r"|\b(?:i'?m|i am) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|advisor|specialist)\b"
     # role reversal: doing the agent's work on the customer's record, asking the agent for its credentials
     r"|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
     r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
@@ -334,6 +344,56 @@ def clock_times(text: str) -> frozenset[int]:
     return frozenset(out)
 
 
+#: A run of alphanumeric chunks, each holding a digit or being 1-4 capital letters, joined by
+#: single spaces or dashes ("W 552 1876", "5521-0087-AB", "K7 PX 2M", "#W2378156").
+_ID_RUN = re.compile(r"(?<![\w$.,/:])#?\s?(?:(?:[A-Z]{2,4}|[A-Z](?=[ -]?\d)|[A-Za-z]*\d[A-Za-z\d]*)"
+                     r"(?:[ -](?=[A-Z]{2,4}\b|[A-Z][ -]?\d|[A-Za-z]*\d)|(?=\b)))+"
+                     r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars|usd|bucks|items?|bags?|minutes?|hours?|"
+                     r"days?|weeks?|months?|years?|am|pm|a\.m|p\.m)\b)")
+
+
+@lru_cache(maxsize=_CACHE)
+def id_runs(text: str) -> tuple[str, ...]:
+    """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
+    least four digits, or two digits and five characters: what an identifier of any shape
+    looks like; amounts, quantities with units, dates and times are not runs."""
+    out = []
+    for m in _ID_RUN.finditer(text):
+        key = id_key(m.group(0))
+        digits = sum(c.isdigit() for c in key)
+        if digits >= 4 or (digits >= 2 and len(key) >= 5):
+            out.append(key)
+    return tuple(out)
+
+
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?|\b(\d[\d,]*)(?:\.(\d{1,2}))?\s?(?:dollars|usd|bucks)\b", re.I)
+
+
+@lru_cache(maxsize=_CACHE)
+def amounts(text: str) -> frozenset[str]:
+    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50"), as
+    their whole-dollar digits ("349", "200", "1000")."""
+    return frozenset((m.group(1) or m.group(3)).replace(",", "") for m in _MONEY.finditer(text))
+
+
+_NUMBER = re.compile(r"\d[\d,]*")
+
+
+@lru_cache(maxsize=_CACHE)
+def numbers(text: str) -> frozenset[str]:
+    """Every whole number ``text`` writes (commas dropped; "349.99" gives "349" and "99")."""
+    return frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(text))
+
+
+_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b", re.I)
+
+
+@lru_cache(maxsize=_CACHE)
+def month_days(text: str) -> frozenset[int]:
+    """The days of the month ``text`` names without a month ("on the 3rd")."""
+    return frozenset(int(d) for d in _DAY_ONLY.findall(text) if 1 <= int(d) <= 31)
+
+
 _STREET = re.compile(
     r"\b(\d{1,6})\s+((?:[a-z]+\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
     r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b", re.I)
@@ -349,5 +409,6 @@ def street_addresses(text: str) -> tuple[str, ...]:
 def clear_caches() -> None:
     """Empty the memoized readings."""
     for cached in (content_stems, id_key, clauses, mentioned_kinds, denial_clauses, question_clauses, speaks_as_agent,
-                   labelled_values, dates, clock_times, street_addresses):
+                   labelled_values, dates, clock_times, street_addresses, id_runs, amounts, numbers,
+                   month_days):
         cached.cache_clear()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
@@ -49,13 +50,18 @@ from userbench_env.fidelity.language import (
     NEGATION,
     clock_times,
     content_stems,
+    amounts,
     dates,
     id_key,
+    id_runs,
     labelled_values,
+    month_days,
+    numbers,
     street_addresses,
 )
 from userbench_env.fidelity.text import (
     MIN_SENTENCE_TOKENS,
+    PROBLEM_STATES,
     ToolMentions,
     asked_among,
     asks,
@@ -323,9 +329,13 @@ class DumpsBlueprint(Rule):
     (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
     reason for calling and the known values, which the user states anyway) and of how
     scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
-    do not count. A sentence is recited when the message holds enough of its words (a
-    third, at most :data:`RECITE_CAP`; all of a sentence of one or two words), and each further recited sentence must bring a word the ones before it did not
-    (two sentences restating one goal are one recital). A message one sentence short of a
+    and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
+    recited when the message holds enough of its words (a third, at least 2, at most
+    :data:`RECITE_CAP`; all of a sentence of one or two words), and each
+    further recited sentence must bring a word the ones before it did not (two sentences
+    restating one goal are one recital; a sentence whose words another holds is dropped). The reason's ``fallback`` sentences (its
+    conditions and alternatives) count, but a recital of them alone is the user stating
+    why they call: some recited sentence must come from beyond the reason. A message one sentence short of a
     dump whose next-best sentence is nearly recited is borderline: its verdict is marked
     for the judge (:meth:`Rule.unsure`). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
@@ -342,15 +352,21 @@ class DumpsBlueprint(Rule):
         compiled = []
         for c in criteria:
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
-            sentences: list[tuple[frozenset[str], int]] = []
-            for sentence in c.params["sentences"]:
-                words = content_stems(sentence) - exempt
-                if words - {NEGATION} and all(words != w for w, _ in sentences):
-                    need = len(words) if len(words) <= 2 else min(math.ceil(len(words) / 3), RECITE_CAP)
-                    sentences.append((words, need))
+            fallback = set(c.params.get("fallback", ()))
+            read = [(content_stems(sentence) - exempt, sentence in fallback) for sentence in c.params["sentences"]]
+            frequency = Counter(w for words, _ in read for w in words)
+            topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
+            read = [(words - topic, reason) for words, reason in read]
+            sentences: list[tuple[frozenset[str], int, bool]] = []
+            for i, (words, reason) in enumerate(read):
+                # a sentence whose words another one holds says nothing that one does not
+                if words - {NEGATION} and not any(words < other or (words == other and j < i)
+                                                  for j, (other, _) in enumerate(read) if j != i):
+                    need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
+                    sentences.append((words, need, reason))
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
-        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _ in sentences))
+        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _ in sentences))
 
     def start(self) -> None:
         self._sentences, self._vocabulary = self.compiled
@@ -366,17 +382,19 @@ class DumpsBlueprint(Rule):
                     copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum):
                 self.fail(cid, turn)
                 continue
-            matched = sorted(((words & said, need) for words, need in sentences), key=lambda m: len(m[0]) / m[1], reverse=True)
+            matched = sorted(((words & said, need, reason) for words, need, reason in sentences),
+                             key=lambda m: len(m[0]) / m[1], reverse=True)
             used: set[str] = set()
             recited = 0
-            near = False
-            for shared, need in matched:
+            beyond = near = False  # some recited sentence is not the reason's; a nearly recited one
+            for shared, need, reason in matched:
                 if len(shared) >= need and (not used or shared - used - {NEGATION}):
                     recited += 1
                     used |= shared
+                    beyond = beyond or not reason
                 elif len(shared) >= need * UNSURE_SHARE and shared - used:
                     near = True
-            if recited >= minimum:
+            if recited >= minimum and beyond:
                 self.fail(cid, turn)
             else:
                 self.passed(cid, turn)
@@ -385,7 +403,11 @@ class DumpsBlueprint(Rule):
 
 
 #: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
-RECITE_CAP = 4
+RECITE_CAP = 3
+#: A word in at least this many of a scenario's sentences, and this share of them, is its
+#: topic ("card" in a card scenario): every message about it holds it, so it tells no recital.
+TOPIC_SENTENCES = 3
+TOPIC_SHARE = 0.2
 #: The share of a sentence's needed words a borderline recital holds.
 UNSURE_SHARE = 0.75
 #: Stems of how scenarios address the simulated user ("If the agent asks, say ..."): not
@@ -409,7 +431,9 @@ class InventedInformation(Rule):
       the scenario's values of that kind (or one the agent or a tool said); for another
       kind, something heard must hold it. A value one typo away from the scenario's fails
       as a borderline case (:meth:`Rule.unsure`);
-    * calendar dates, clock times and street addresses: something heard must hold them.
+    * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
+      "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), clock times,
+      money amounts and street addresses: something heard must hold them.
 
     Applies to every user message."""
 
@@ -429,14 +453,14 @@ class InventedInformation(Rule):
                     known.setdefault("name" if alias in KIND_ALIASES["name"] else alias, set()).update(id_key(str(v)) for v in values)
         return (lowered, frozenset(token for token in identifiers(scenario) if token in lowered),
                 {kind: frozenset(keys) for kind, keys in known.items()},
-                (id_key(scenario), dates(scenario), clock_times(scenario)))
+                (id_key(scenario), dates(scenario), clock_times(scenario), numbers(scenario)))
 
     def start(self) -> None:
-        self._heard, self._known, self._values, (scenario_key, scenario_dates, scenario_times) = self.compiled
+        self._heard, self._known, self._values, (scenario_key, scenario_dates, scenario_times, scenario_numbers) = self.compiled
         # what the agent and the tools said (key form, dates, times), read when first needed
         self._said_key = ""
         self._heard_key = scenario_key
-        self._dates, self._times = set(scenario_dates), set(scenario_times)
+        self._dates, self._times, self._numbers = set(scenario_dates), set(scenario_times), set(scenario_numbers)
         self._agent_read = self._calls_read = 0
 
     def _read_heard(self) -> None:
@@ -451,6 +475,7 @@ class InventedInformation(Rule):
             for text in fresh:
                 self._dates |= dates(text)
                 self._times |= clock_times(text)
+                self._numbers |= numbers(text)
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
 
     def heard(self, token: str) -> bool:
@@ -488,9 +513,20 @@ class InventedInformation(Rule):
                 invented, borderline = self._invented_value(kind, value)
                 if invented:
                     break
+        if not invented:
+            for key in id_runs(text):
+                if not self.heard(key):
+                    invented = True
+                    break
         if not invented and (stated_dates := dates(text)):
             self._read_heard()
             invented = not stated_dates <= self._dates
+        if not invented and (days := month_days(text)):
+            self._read_heard()
+            invented = not days <= {day for _, day in self._dates}
+        if not invented and (money := amounts(text)):
+            self._read_heard()
+            invented = not money <= self._numbers
         if not invented and (times := clock_times(text)):
             self._read_heard()
             invented = not times <= self._times
@@ -636,7 +672,8 @@ class DeviceState(_Observed):
         earlier = past_device_states(text)
         if stated or earlier:
             observed = self.observed()
-            bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario) for f, s in stated)
+            bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario | PROBLEM_STATES)
+                      for f, s in stated)
             bad = bad or any(not self.seen_before(f, s) and (f, s) not in self._scenario for f, s in earlier)
             self.settle_all(turn, bad)
 

@@ -118,12 +118,36 @@ def _split(text: str | None) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
 
+_PARAGRAPH = re.compile(r"\n\s*\n")
+#: A paragraph opening a heading or a list: where a scenario's description ends.
+_STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)")
+#: Words quoted in a scenario: what it tells the user to say.
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
+
+
+def reason_text(blueprint: Blueprint) -> str:
+    """The reason for calling; for a scenario without one, its description: the paragraphs of
+    its instructions before the first heading or list (all of them when it has neither: then
+    its first paragraph only)."""
+    if blueprint.reason_for_call.strip():
+        return blueprint.reason_for_call
+    paragraphs = [p for p in _PARAGRAPH.split(blueprint.instructions or blueprint.raw_instructions or "") if p.strip()]
+    lead = []
+    for paragraph in paragraphs:
+        if _STRUCTURE.match(paragraph):
+            break
+        lead.append(paragraph)
+    return "\n".join(lead if len(lead) < len(paragraphs) else paragraphs[:1])
+
+
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
-    """The reason for calling's sentences split into (its own content, fallback sentences:
-    conditions and alternatives, see :data:`_FALLBACK`)."""
+    """The reason for calling's sentences (:func:`reason_text`) split into (their own content,
+    with whatever the scenario quotes for the user to say; fallback sentences: conditions
+    and alternatives, see :data:`_FALLBACK`)."""
     own, fallback = [], []
-    for sentence in _split(blueprint.reason_for_call):
+    for sentence in _split(reason_text(blueprint)):
         (fallback if _FALLBACK.search(sentence) else own).append(sentence)
+    own += [q for text in (blueprint.instructions, blueprint.raw_instructions) for q in _QUOTED.findall(text or "")]
     return own, fallback
 
 
@@ -136,7 +160,7 @@ def verbatim_sentences(blueprint: Blueprint) -> list[str]:
     tokens) of the known and unknown info and the instructions that are not part of the
     reason for calling, without duplicates, in order: what a word-for-word recital
     (in either person) repeats."""
-    reason = normalize(blueprint.reason_for_call)
+    reason = normalize(" ".join(reason_parts(blueprint)[0]))
     texts = [blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
     out: list[str] = []
     for text in texts:
@@ -157,7 +181,7 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
     """The :func:`literal` forms (at least three tokens) of the scenario's sentences beyond
     the reason for calling (persona, known and unknown info, instructions): a message
     holding them is a copy of the scenario, second person and all ("You are ...")."""
-    reason = literal(blueprint.reason_for_call)
+    reason = literal(" ".join(reason_parts(blueprint)[0]))
     texts = [blueprint.persona, blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions,
              blueprint.raw_instructions]
     out: list[str] = []
@@ -229,7 +253,7 @@ _STATE_AFTER = re.compile(
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
     r"(?P<neg>n't|\s+not|\s+never)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
-    r"turned|switched|reading|at))*"
+    r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
@@ -239,6 +263,9 @@ _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initi
 _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
+#: Being on or off a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN".
+_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:\w+\s+)?(?:(not|never)\s+)?(?:\w+\s+)?"
+                          r"(connected to|using|on|off)\s+(?:the\s+|a\s+|any\s+|my\s+)?$")
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
                              r"(?:the\s+|my\s+|any\s+)?$")
 _STATUS_BAR = re.compile(r"status bar:([^\n]*)")
@@ -256,13 +283,18 @@ _FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data
                   "wi-fi", "data saver", "vpn")
 
 
+#: Words one of which every device reading's text contains.
+_ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bars", "reception", "sim", "apn", "network",
+                 "permission", "allowed", "mobile data", " on ", "using", "set to")
+
+
 @lru_cache(maxsize=_CACHE)
 def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (an airplane icon: on;
     none: off)."""
     text = lowered(text).replace("\u2019", "'")
-    if not gated(_FEATURE_GATES, text) and "status bar:" not in text:
+    if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
     for m in _FEATURE.finditer(text):
@@ -275,15 +307,65 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
         after = _STATE_AFTER.match(text, m.end())
         if after is not None:
             state = after.group("state") in _ON
-            negated = after.group("neg") is not None or _NEGATED_BEFORE.search(text, max(0, m.start() - 30), m.start()) is not None
+            negated = ((after.group("neg") is not None) + (after.group("neg2") is not None)
+                       + (_NEGATED_BEFORE.search(text, max(0, m.start() - 30), m.start()) is not None)) % 2 == 1
             verb = (after.group("verb") or "").strip()
             stated.append((feature, "on" if state != negated else "off", verb in _PAST_VERBS or earlier))
-        before = _VERB_BEFORE.search(text[max(0, m.start() - 30):m.start()])
+        lead = text[max(0, m.start() - 30):m.start()]
+        before = _VERB_BEFORE.search(lead)
         if before is not None:
             verbs.append((feature, before.group(1), earlier))
+        elif (link := _LINK_BEFORE.search(lead)) is not None:
+            on = link.group(2) != "off"
+            verbs.append((feature, "on" if on != (link.group(1) is not None) else "off", earlier))
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
              for feature in ("airplane mode",)]
-    return tuple(stated + verbs + shown)
+    return tuple(stated + verbs + shown + [(a, v, False) for a, v in _aspects(text)])
+
+
+#: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
+_ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
+    (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
+        # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back"
+        ("signal", "off", r"status bar:[^\n]*(?:no signal|airplane mode)|cellular signal: none|cellular connection: no_service"
+                          r"|\bno (?:signal|service|bars|reception)\b"),
+        ("signal", "on", r"status bar:[^\n]*\U0001f4f6|cellular signal: (?:poor|fair|good|excellent)"
+                         r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
+                         r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
+                         r"(?! (?:issue|problem))"
+                         r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"),
+        # the SIM card
+        ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
+                      r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"),
+        # APN settings: a check shows them; a user vouching for them needs one
+        ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset"
+                      r"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:\w+ ){0,2}?"
+                      r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
+        # mobile data as the status bar shows it, or working as a user says it
+        ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b"),
+        ("mobile data", "off", r"status bar:[^\n]*data disabled"),
+    )
+)
+_NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
+                      r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
+                      r"|\b(?:on|using|set to|stuck on|network mode(?:'s| is)?(?: \w+){0,3}?) (?:the )?(2g|3g|4g|5g|lte)\b")
+_PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' granted"
+                          r"|\b(?:has|have|got)(?: the)? (\w+) permission\b|\b(\w+) permission(?:'s| is)? (?:already )?"
+                          r"(?:granted|on|enabled|allowed)\b|\b(\w+) is allowed\b")
+
+
+def _aspects(text: str) -> list[tuple[str, str]]:
+    """(aspect, value) pairs of :data:`_ASPECT_PATTERNS`, network modes (``network``: a
+    generation such as ``5g``) and app permissions (``permission <name>``: ``on``) in
+    lower-cased ``text``."""
+    out = [(aspect, value) for aspect, value, pattern in _ASPECT_PATTERNS if pattern.search(text)]
+    for m in _NETWORK.finditer(text):
+        mode = next(g for g in m.groups() if g)
+        out += [("network", g) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
+    for m in _PERMISSIONS.finditer(text):
+        names = next(g for g in m.groups() if g)
+        out += [(f"permission {n.strip()}", "on") for n in names.split(",") if n.strip()]
+    return out
 
 
 @lru_cache(maxsize=_CACHE)
@@ -300,6 +382,10 @@ def past_device_states(text: str) -> tuple[tuple[str, str], ...]:
     "roaming was off before I changed it")."""
     return tuple((f, s) for f, s, past in _device_readings(text) if past)
 
+
+#: States a user describing its problem asserts without having checked (checked against a
+#: tool result when there is one, never against the scenario's wording).
+PROBLEM_STATES: frozenset[tuple[str, str]] = frozenset({("signal", "off"), ("mobile data", "off")})
 
 #: Words in user tool names that mark a device feature (enables the device-state criterion).
 DEVICE_TOOL_WORDS: tuple[str, ...] = ("airplane", "roaming", "wifi", "data_saver", "vpn", "toggle_data")
