@@ -5,12 +5,15 @@ A UDP and a TCP listener on 127.0.0.1 stand for "the outside". Our own hostile p
 can at them: WebRTC (STUN and TURN servers, a remote host candidate), link clicks,
 ``location.href``, ``window.open``, meta refresh, preconnect and DNS-prefetch hints,
 fetch, images, WebSocket, EventSource, beacons and WebTransport. The listeners must
-see zero packets and zero connections; a Python probe first proves they count.
+see zero packets and zero connections; a Python probe first proves they count. A
+task's page server runs scrubbed, is reached only through our handler, and dies whole
+with its episode.
 """
 from __future__ import annotations
 
 import json
 import socket
+import sys
 import threading
 import time
 from pathlib import Path
@@ -177,3 +180,49 @@ def test_hostile_pages_reach_nothing(hostile_site: Path, listeners: Listeners) -
         backend.close()
     assert seen == dict.fromkeys(PAGES, 0), json.dumps(seen)
     assert listeners.datagrams == [] and listeners.connections == 0
+
+
+SERVER = """import http.server, json, os, subprocess, sys
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+page = ("<h1>served</h1><pre id='env'>" + " ".join(sorted(os.environ)) + "</pre><pre id='child'>%d</pre>" % child.pid)
+
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("content-type", "text/html")
+        self.end_headers()
+        self.wfile.write(page.encode())
+
+    def log_message(self, *args):
+        pass
+
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+print(json.dumps({"port": srv.server_address[1]}), flush=True)
+srv.serve_forever()
+"""
+
+
+def test_page_server_runs_scrubbed_and_dies_whole_with_the_episode(tmp_path: Path, monkeypatch) -> None:
+    """A task's page server is the task's code: no secrets in its environment, served only
+    through our handler (the browser's own sockets go to the dead proxy), and nothing it
+    started survives the episode."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "server.py").write_text(SERVER)
+    (site / "index.html").write_text("<h1>the file, not the server's page</h1>")
+    task = _task(site, "index.html").model_copy(
+        update={"web": WebSpec(site=str(site), server=[sys.executable, "server.py"])})
+    backend = WebBackend(prewarm=False)
+    try:
+        obs = backend.reset(task, None, 0)
+        env = backend.page_call(lambda page: page.inner_text("#env")).split()
+        child = int(backend.page_call(lambda page: page.inner_text("#child")))
+        assert "served" in obs and "PATH" in env and "OPENAI_API_KEY" not in env
+        assert Path(f"/proc/{child}").exists()
+    finally:
+        backend.close()
+    deadline = time.monotonic() + 10
+    while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not Path(f"/proc/{child}").exists()  # the server's own child went with its group
