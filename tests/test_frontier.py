@@ -43,19 +43,26 @@ def test_frontier_cli_json_from_runs_exact_shape(tmp_path, capsys) -> None:
         store.append(r)
     assert main(["frontier", str(store.path), "--q", "0.5", "--q", "0.6", "--q", "1.0", "--json"]) == 0
     # A ($0.02, 0.583) is dominated by B ($0.001, 1.0); C is free at 0.5
-    assert json.loads(capsys.readouterr().out) == {
-        "frontier": ["C", "B"], "dominated": ["A"], "selection": {"0.5": "C", "0.6": "B", "1": "B"}}
+    out = json.loads(capsys.readouterr().out)
+    assert {k: out.pop(k) for k in ("points", "rollouts", "epoch_costs")} == {
+        "points": [{"proxy": "A", "cost_per_sim": pytest.approx(0.02), "ufs": pytest.approx(7 / 12)},
+                   {"proxy": "B", "cost_per_sim": pytest.approx(0.001), "ufs": 1.0},
+                   {"proxy": "C", "cost_per_sim": 0.0, "ufs": 0.5}],
+        "rollouts": 1000, "epoch_costs": {"0.5": 0.0, "0.6": pytest.approx(1.0), "1": pytest.approx(1.0)}}
+    assert out == {"frontier": ["C", "B"], "dominated": ["A"], "selection": {"0.5": "C", "0.6": "B", "1": "B"}}
 
 
 def test_frontier_cli_points_csv_epoch_cost_and_plot(tmp_path, capsys) -> None:
     csv = tmp_path / "points.csv"
     csv.write_text("proxy,cost_per_sim,ufs\ngpt-x,0.004,0.92\nsmall,0.0005,0.7\nbig,0.03,0.9\n", encoding="utf-8")
     assert main(["frontier", "--points", str(csv), "--q", "0.9", "--q", "0.95", "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {
+    out = json.loads(capsys.readouterr().out)
+    assert out["epoch_costs"] == {"0.9": pytest.approx(4.0), "0.95": None} and len(out["points"]) == 3
+    assert {k: out[k] for k in ("frontier", "dominated", "selection")} == {
         "frontier": ["small", "gpt-x"], "dominated": ["big"], "selection": {"0.9": "gpt-x", "0.95": None}}
     assert main(["frontier", "--points", str(csv), "--q", "0.9", "--rollouts", "2500", "--plots", str(tmp_path / "figs")]) == 0
     out = capsys.readouterr().out
-    assert "gpt-x" in out and "10.0000" in out  # 2500 x $0.004
+    assert "gpt-x" in out and "10.00" in out and "0.000500" in out  # 2500 x $0.004; small's cost in significant digits
     png = tmp_path / "figs" / "frontier.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

@@ -46,8 +46,11 @@ def test_two_proxies_then_report_and_frontier_with_plots(tmp_path, capsys, no_ke
         assert (figs / name).read_bytes()[:4] == b"\x89PNG"
 
     assert main(["frontier", str(out), "--q", "0.99", "--plots", str(figs), "--json"]) == 0
-    assert json.loads(capsys.readouterr().out) == {"frontier": ["scripted"], "dominated": [PERTURBED],
-                                                   "selection": {"0.99": "scripted"}}
+    result = json.loads(capsys.readouterr().out)
+    assert {k: result[k] for k in ("frontier", "dominated", "selection")} == {
+        "frontier": ["scripted"], "dominated": [PERTURBED], "selection": {"0.99": "scripted"}}
+    assert sorted(p["proxy"] for p in result["points"]) == sorted(["scripted", PERTURBED])
+    assert result["epoch_costs"] == {"0.99": 0.0}
     assert (figs / "frontier.png").read_bytes()[:4] == b"\x89PNG"
     assert main(args) == 0
     assert "0 episodes run, 32 already in" in capsys.readouterr().out

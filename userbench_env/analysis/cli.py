@@ -52,7 +52,7 @@ def run_report(args: argparse.Namespace) -> int:
 def run_frontier(args: argparse.Namespace) -> int:
     """Print the frontier, dominated proxies, selections and epoch costs; plot with ``--plots``."""
     from userbench_env.analysis import frontier as fr
-    from userbench_env.analysis.tables import format_table
+    from userbench_env.analysis.tables import format_table, money
 
     if args.plots:
         require_matplotlib()  # before any output
@@ -66,17 +66,18 @@ def run_frontier(args: argparse.Namespace) -> int:
         raise UserError("give run stores or --points FILE.csv")
     qs = args.q or [0.5, 0.8, 0.9]
     result = fr.frontier_result(points, qs)
+    epochs = fr.epoch_costs(points, qs, args.rollouts)
     if args.json:
-        print(json.dumps(result))
+        print(json.dumps({**result, "points": [p.model_dump() for p in points], "rollouts": args.rollouts,
+                          "epoch_costs": epochs}))
     else:
         on = set(result["frontier"])
         print(format_table(["proxy", "cost/sim $", "UFS", "status"],
-                           [[p.proxy, f"{p.cost_per_sim:.6f}", p.ufs, "frontier" if p.proxy in on else "dominated"]
+                           [[p.proxy, money(p.cost_per_sim), p.ufs, "frontier" if p.proxy in on else "dominated"]
                             for p in sorted(points, key=lambda p: (p.cost_per_sim, -p.ufs))], "Cost-fidelity points"))
-        epochs = fr.epoch_costs(points, qs, args.rollouts)
         print()
         print(format_table(["q", "U*(q)", f"epoch cost $ ({args.rollouts} rollouts)"],
-                           [[k, v, None if epochs[k] is None else f"{epochs[k]:.4f}"] for k, v in result["selection"].items()],
+                           [[k, v, money(epochs[k])] for k, v in result["selection"].items()],
                            "Selection: cheapest proxy with UFS >= q"))
     if args.plots:
         from pathlib import Path

@@ -1,7 +1,18 @@
 """Terminal text tables of a report (see :mod:`userbench_env.analysis.report`)."""
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
+
+
+def money(value: float | None, digits: int = 3) -> str:
+    """Dollars with ``digits`` significant digits in plain notation, so a small cost never
+    prints as zero (``0.000099`` -> ``0.0000990``), and at least cents; ``-`` for None."""
+    if value is None:
+        return "-"
+    if value == 0:
+        return "0"
+    return f"{value:.{max(digits - 1 - math.floor(math.log10(abs(value))), 2)}f}"
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -40,7 +51,7 @@ def summary_table(records: list[dict[str, Any]]) -> str:
             for d in report["domains"]]
     rows += [[p, d, 0, None, None, 0, n] for (p, d), n in errors.items()]
     table = format_table(["proxy", "task set", "n", "R_tau", "UFS", "n_ufs", "errors"], rows, "Per task set")
-    head = [[p["proxy"], p["r_tau"], p["ufs"], p["cost_per_sim"], p["errors"]] for p in report["proxies"]]
+    head = [[p["proxy"], p["r_tau"], p["ufs"], money(p["cost_per_sim"]), p["errors"]] for p in report["proxies"]]
     return table + "\n\n" + format_table(["proxy", "R_tau", "UFS", "cost/sim $", "errors"], head,
                                          "Per proxy (unweighted means over task sets)")
 
@@ -49,7 +60,7 @@ def report_text(report: dict[str, Any]) -> str:
     """Every report section as text tables."""
     parts = [format_table(
         ["proxy", "hosting", "n", "errors", "cost/sim $", "R_tau", "UFS", "prompt tok", "compl tok", "succ&UFS-fail"],
-        [[p["proxy"], p["hosting"], p["n"], p["errors"], fmt(p["cost_per_sim"], 6), p["r_tau"], p["ufs"],
+        [[p["proxy"], p["hosting"], p["n"], p["errors"], money(p["cost_per_sim"]), p["r_tau"], p["ufs"],
           fmt(p["prompt_tokens"], 1), fmt(p["completion_tokens"], 1), p["success_fail_ufs"]] for p in report["proxies"]],
         f"Proxies ({report['episodes']} episodes, {report['errors_total']} infrastructure errors excluded from rates)",
     )]

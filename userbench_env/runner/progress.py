@@ -45,7 +45,9 @@ class RunningStats:
     def postfix(self) -> dict[str, str]:
         """The progress-bar fields."""
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-        return {"R_tau": fmt(self.r_tau), "UFS": fmt(self.ufs), "cost": f"${self.cost:.4f}", "errors": str(self.errors)}
+        from userbench_env.analysis.tables import money
+
+        return {"R_tau": fmt(self.r_tau), "UFS": fmt(self.ufs), "cost": f"${money(self.cost)}", "errors": str(self.errors)}
 
 
 class Progress:

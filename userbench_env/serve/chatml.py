@@ -30,7 +30,7 @@ from userbench_env.core.messages import ToolCall
 STOP_STRINGS = ("<|im_end|>", "<|im_start|>", "<|endoftext|>")
 
 TOOL_INSTRUCTION = (
-    "# Tools\n\nYou may call one of these functions. Their signatures are inside <tools></tools>:\n<tools>\n{tools}\n</tools>\n\n"
+    "# Tools\n\nYou may call one of these functions. Their signatures are listed below:\n<tools>\n{tools}\n</tools>\n\n"
     "To call a function, answer with a JSON object inside <tool_call></tool_call> tags:\n"
     '<tool_call>\n{{"name": <function-name>, "arguments": <arguments-json-object>}}\n</tool_call>'
 )

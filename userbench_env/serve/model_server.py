@@ -10,7 +10,8 @@ to ``max_tokens_cap`` (also the default when the request sets none). When the cl
 disconnects, aiohttp cancels the handler; the responder then sets the generation's
 cancel event, so the worker stops at the next token (or never starts, if still queued).
 Odd completions seen (``empty``, ``bad_tool_call``, ``unknown_tool``, ``length``,
-``cancelled``) are counted in ``odd``.
+``cancelled``) are counted in ``odd``; ``generating`` is how many workers are busy;
+the tokens reported in usage, and the answered requests, are summed in ``served``.
 
 :class:`LocalModelServer` runs ``userbench models serve`` as a child process on a free
 port, waits until ``GET /v1/models`` answers, and stops the process on exit.
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from userbench_env.serve.chatml import STOP_STRINGS, parse_completion, render_prompt
-from userbench_env.serve.engines import Engine, SamplingParams
+from userbench_env.serve.engines import Engine, Generation, SamplingParams
 from userbench_env.serve.responders import Reply, RequestError
 
 #: the server-side cap on completion tokens unless ``--max-tokens-cap`` says otherwise
@@ -48,7 +49,10 @@ class ModelResponder:
         self.max_tokens_cap = max_tokens_cap
         self.pool = ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="userbench-model")
         self.odd: Counter[str] = Counter()
+        self.served: Counter[str] = Counter()
         self.cancelled = 0
+        self.generating = 0
+        self._lock = threading.Lock()
 
     def params(self, request: dict[str, Any]) -> SamplingParams:
         """The sampling parameters of ``request``, max_tokens clamped to the cap."""
@@ -80,20 +84,33 @@ class ModelResponder:
         cancelled = threading.Event()
         loop = asyncio.get_running_loop()
         try:
-            generation = await loop.run_in_executor(self.pool, self.engine.generate, prompt, params, cancelled)
+            generation = await loop.run_in_executor(self.pool, self._generate, prompt, params, cancelled)
         except asyncio.CancelledError:
             cancelled.set()
             self.cancelled += 1
             raise
         parsed = parse_completion(generation.text, tools)
         self.odd.update(parsed.odd)
-        if generation.finish_reason != "stop":
-            self.odd[generation.finish_reason] += 1
+        self.served.update(requests=1, prompt_tokens=generation.prompt_tokens, completion_tokens=generation.completion_tokens)
         finish = "tool_calls" if parsed.tool_calls else ("length" if generation.finish_reason == "length" else "stop")
         return Reply(
             text=parsed.text, tool_calls=parsed.tool_calls, prompt_tokens=generation.prompt_tokens,
             completion_tokens=generation.completion_tokens, finish_reason=finish,
         )
+
+    def _generate(self, prompt: str, params: SamplingParams, cancelled: threading.Event) -> Generation:
+        """The engine's generation on a worker thread (``generating`` counts those running)."""
+        with self._lock:
+            self.generating += 1
+        try:
+            generation = self.engine.generate(prompt, params, cancelled)
+        finally:
+            with self._lock:
+                self.generating -= 1
+        if generation.finish_reason != "stop":
+            with self._lock:
+                self.odd[generation.finish_reason] += 1
+        return generation
 
     def close(self) -> None:
         """Stop the workers (running generations are cancelled by their requests)."""
