@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import socket
 import subprocess
@@ -113,13 +114,16 @@ def test_user_errors_are_one_line_and_exit_2(tmp_path, args, command, says) -> N
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path) -> None:
+    """``userbench report --json | head``: the reader is gone before the output is written."""
     store = tmp_path / "runs.jsonl"
     assert main(["eval", "--domain", "airline", "--limit", "2", "--no-progress", "--out", str(store)]) == 0
-    reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
-    writer = subprocess.run([sys.executable, "-m", "userbench_env.cli", "report", str(store), "--json"],
-                            stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=120)
-    reader.stdin.close()
-    reader.wait()
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # every write now fails with EPIPE, as after `head` exits
+    try:
+        writer = subprocess.run([sys.executable, "-m", "userbench_env.cli", "report", str(store), "--json"],
+                                stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
     assert writer.returncode == 1 and writer.stderr == ""
 
 
