@@ -99,6 +99,7 @@ PAGES = {
     "rtc.html": "<h1>rtc</h1>" + RTC,
     "link.html": '<h1>link</h1><a id="out" href="http://127.0.0.1:@TCP@/link" style="font-size:40px">go out</a>',
     "location.html": "<h1>location</h1><script>setTimeout(() => { location.href = 'http://127.0.0.1:@TCP@/loc'; }, 100);</script>",
+    "inline.html": "<h1>inline</h1><script>location.href = 'http://127.0.0.1:@TCP@/inline';</script><p>cut here</p>",
     "open.html": "<h1>open</h1><script>window.open('http://127.0.0.1:@TCP@/open');</script>"
                  '<button id="out" onclick="window.open(\'http://127.0.0.1:@TCP@/open2\')">open</button>',
     "meta.html": '<meta http-equiv="refresh" content="0; url=http://127.0.0.1:@TCP@/meta"><h1>meta</h1>',

@@ -220,7 +220,10 @@ class WebBackend:
         await context.route("**/*", self._site.handle)
         await context.route_web_socket("**/*", self._site.block_websocket)
         context.on("page", _close_popup)
-        await page.goto(self._site.url, wait_until="load", timeout=30_000)
+        # not goto(wait_until="load"): a page that navigates away while loading (refused with
+        # 204, so it stays) never sends the lifecycle event goto waits for, though it is complete
+        await page.goto(self._site.url, wait_until="commit", timeout=OBSERVE_TIMEOUT_MS)
+        await page.wait_for_function("document.readyState === 'complete'", timeout=OBSERVE_TIMEOUT_MS)
         return context, page
 
     def _take_spare(self, host: Any) -> tuple[Any, Any] | None:
