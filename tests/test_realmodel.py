@@ -176,3 +176,17 @@ def test_rubric_generation_and_review_keep_only_reviewed_criteria(served, record
     assert all(c.check == "judge" for c in rubric.criteria)
     assert all(r.get("reason") for r in rubric.rejected)
     record_property("outcome", f"{len(rubric.criteria)} kept, {len(rubric.rejected)} rejected")
+
+
+def test_route_to_the_real_proxy_measured_on_a_calibration_slice(served) -> None:
+    from userbench_env.runner import collect
+
+    server, _ = served
+    spec = f"direct:{DEFAULT_MODEL_NAME}"
+    result = collect("UserBench/Airline-v0", "scripted", 1, concurrency=1, gate=None, user_proxy="route:q=0.0",
+                     candidates=[spec], calibration=1,
+                     env_kwargs={"max_turns": 3, "task_id": TASKS[0], "user_proxy_options": options(server)})
+    assert result.route["proxy"] == spec and result.route["met"] and result.route["source"] == "calibration"
+    assert result.route["cost_per_sim"] > 0  # measured on the slice, priced from the server's usage
+    record = (result.records + result.errors)[0]
+    assert record["route"] == result.route and record["proxy"] == spec

@@ -61,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
     from userbench_env.runner.evaluation import EvalConfig, plan, run_eval
 
     options = llm_options(args, "")
+    if args.proxy_guidelines:
+        options["guidelines"] = args.proxy_guidelines
     agent_options = llm_options(args, "agent_")
     config = EvalConfig(
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
@@ -70,6 +72,16 @@ def run(args: argparse.Namespace) -> int:
         rubrics=args.rubrics,
         proxy_options=options, agent_options=agent_options,
     )
+    if args.route is not None:
+        import asyncio
+
+        from userbench_env.runner.routing import Route, aroute_eval
+
+        config = asyncio.run(aroute_eval(config, Route(q=args.route, on_miss=args.route_on_miss), args.frontier,
+                                         args.calibration))
+        route = config.route or {}
+        print(f"route q={route['q']:g}: {route['proxy']} (UFS {route['ufs']:.3f}, ${route['cost_per_sim']:.3g}/sim, "
+              f"{'reaches q' if route['met'] else 'below q: fallback'}; from {route['source']})", file=sys.stderr)
     try:
         result = run_eval(config, backend=args.backend, ray_address=args.ray_address, workers=args.workers)
     except (ValueError, FileNotFoundError, ImportError) as exc:  # bad spec, domain, split, data path; no Ray
@@ -122,6 +134,18 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for role, who in (("proxy", "litellm/direct user proxies"), ("agent", "a litellm/direct agent")):
         for _, suffix, kind, text in LLM_FLAGS:
             p.add_argument(f"--{role}-{suffix}", type=kind, help=f"{text}, for {who}")
+    p.add_argument("--route", type=float, metavar="Q",
+                   help="use only the cheapest --proxy candidate whose UFS reaches Q (from --frontier, else measured "
+                        "first on --calibration tasks per domain); the choice is recorded in every record")
+    p.add_argument("--frontier", metavar="FILE",
+                   help="with --route: the candidates' points (frontier --json output, points CSV, or a run store)")
+    p.add_argument("--calibration", type=int, metavar="N",
+                   help="with --route and no --frontier: tasks per domain of the calibration slice (default 8)")
+    p.add_argument("--route-on-miss", choices=["fallback", "fail"], default="fallback",
+                   help="with --route: when no candidate reaches Q, use the most faithful one or fail")
+    p.add_argument("--proxy-guidelines", choices=["userbench", "tau2"],
+                   help="simulation guideline of litellm/direct user proxies: our short one or tau2's full one "
+                        "(default: userbench)")
     p.add_argument("--judge", help="judge criteria: 'deferred' (left pending for `userbench grade`) or a litellm "
                                    "model spec (default: rules only, judge criteria not graded)")
     p.add_argument("--rubrics", metavar="DIR", help="rubric root (from `userbench generate-rubrics`) whose judge "

@@ -20,6 +20,7 @@ from userbench_env.runner.engine import Job
 from userbench_env.runner.evaluation import ensure_proxy_kind
 from userbench_env.runner.gate import GateSpec, make_gate
 from userbench_env.runner.record import EpisodeMeta
+from userbench_env.runner.routing import env_kwargs_for, is_route
 from userbench_env.runner.store import EpisodeStore
 from userbench_env.runner.writer import StoreWriter
 
@@ -34,6 +35,7 @@ class CollectResult:
     records: list[dict[str, Any]] = field(default_factory=list)
     rejected: int = 0
     errors: list[dict[str, Any]] = field(default_factory=list)
+    route: dict[str, Any] | None = None  # the routed choice, when the proxy was a route spec
 
     def __iter__(self) -> Iterator[Any]:
         """Yield ``records`` then ``rejected``."""
@@ -52,6 +54,10 @@ async def acollect(
     backend: BackendName = "local",
     ray_address: str | None = None,
     workers: int | None = None,
+    user_proxy: str | None = None,
+    candidates: list[str] | None = None,
+    frontier: str | None = None,
+    calibration: int | None = None,
 ) -> CollectResult:
     """Collect ``episodes`` gated rollouts (see the module docstring).
 
@@ -66,6 +72,12 @@ async def acollect(
     the policy and proxy factories are then pickled to the actors (each episode gets its
     own copy; a class or function from a module must be importable there, while one defined
     locally or in ``__main__`` travels by value).
+
+    ``user_proxy`` (shorthand for ``env_kwargs["user_proxy"]``) may be a route spec,
+    ``route:q=0.9``: the cheapest of ``candidates`` whose UFS reaches q is read from the
+    ``frontier`` file or measured first on ``calibration`` episodes per candidate, then
+    used for the run; the choice is in every record's ``route`` and in the result
+    (see :mod:`userbench_env.runner.routing`).
     """
     import gymnasium as gym
 
@@ -73,6 +85,12 @@ async def acollect(
     from userbench_env.registration import is_conversation_env
 
     kwargs = dict(env_kwargs or {})
+    if user_proxy is not None:
+        kwargs["user_proxy"] = user_proxy
+    route = None
+    if is_route(kwargs.get("user_proxy")):
+        route = await route_collect(env_id, policy, kwargs, list(candidates or []), frontier, calibration, concurrency)
+        kwargs = env_kwargs_for(route["proxy"], kwargs)
     if is_conversation_env(env_id):
         kwargs.setdefault("on_proxy_error", "record")  # a failed episode is a record, not a crash of the run
     if isinstance(kwargs.get("user_proxy"), UserProxy) and concurrency > 1:
@@ -102,6 +120,8 @@ async def acollect(
     by_key: dict[str, dict[str, Any]] = {}
 
     def sink(record: dict[str, Any]) -> None:
+        if route is not None:
+            record["route"] = route
         by_key[record["key"]] = record
         if writer is not None:
             writer.submit(record)
@@ -109,7 +129,7 @@ async def acollect(
     await runner.run(jobs, make_env, concurrency, sink)
     if writer is not None:
         await writer.drain()
-    result = CollectResult()
+    result = CollectResult(route=route)
     for job in jobs:
         record = by_key[job.meta.key]
         if record.get("error"):
@@ -123,7 +143,22 @@ async def acollect(
 
 def collect(env_id: str, policy: Any, episodes: int, concurrency: int = 8, gate: GateSpec = "ufs", seed: int = 0,
             env_kwargs: dict[str, Any] | None = None, out: str | None = None, backend: BackendName = "local",
-            ray_address: str | None = None, workers: int | None = None) -> CollectResult:
+            ray_address: str | None = None, workers: int | None = None, user_proxy: str | None = None,
+            candidates: list[str] | None = None, frontier: str | None = None,
+            calibration: int | None = None) -> CollectResult:
     """Synchronous :func:`acollect` (starts its own event loop; call ``acollect`` from one)."""
     return asyncio.run(acollect(env_id, policy, episodes, concurrency, gate, seed, env_kwargs, out, backend,
-                                ray_address, workers))
+                                ray_address, workers, user_proxy, candidates, frontier, calibration))
+
+
+async def route_collect(env_id: str, policy: Any, kwargs: dict[str, Any], candidates: list[str], frontier: str | None,
+                        calibration: int | None, concurrency: int) -> dict[str, Any]:
+    """The routed choice (as a dict) for ``kwargs["user_proxy"]``, a route spec."""
+    from userbench_env.runner.routing import DEFAULT_CALIBRATION, calibrate_collect, parse_route, resolve_route
+
+    async def measure() -> list:
+        return await calibrate_collect(env_id, policy, candidates, calibration or DEFAULT_CALIBRATION, concurrency,
+                                       {k: v for k, v in kwargs.items() if k != "user_proxy"})
+
+    choice = await resolve_route(parse_route(kwargs["user_proxy"]), candidates, frontier, measure)
+    return choice.model_dump()

@@ -76,6 +76,7 @@ class EvalConfig(BaseModel):
     proxy_options: dict[str, Any] = Field(default_factory=dict)
     agent_options: dict[str, Any] = Field(default_factory=dict)
     hosting: dict[str, str] = Field(default_factory=dict)
+    route: dict[str, Any] | None = None  # a routed run's choice (routing.RouteChoice), written into every record
 
 
 def proxy_kind(spec: str) -> str:
@@ -200,6 +201,8 @@ async def arun_eval(config: EvalConfig, backend: BackendName = "local", ray_addr
     writer = StoreWriter(store)
 
     def sink(record: dict[str, Any]) -> None:
+        if config.route is not None:
+            record["route"] = config.route
         written = writer.submit(record)  # the worker moves on; the bar counts it once on disk
         written.add_done_callback(lambda f: progress.add(record) if not f.cancelled() and f.exception() is None else None)
 
