@@ -23,7 +23,8 @@ The browser is closed to the network at its own level, below the per-request fen
   (``--webrtc-ip-handling-policy=disable_non_proxied_udp``); with a dead HTTP proxy
   that leaves WebRTC no path at all. (Measured: the similar-looking
   ``--force-webrtc-ip-handling-policy`` switch changes nothing in Chromium 156.)
-* host names never resolve (``--host-resolver-rules``), so no DNS query leaves either.
+* host names never resolve (``--host-resolver-rules``): a second lock, since with the
+  proxy alone no DNS query left in an strace of hostile pages either.
 
 ``tests/test_web_sandbox.py`` proves it with hostile pages against live UDP and TCP
 listeners: zero packets, where the per-request fence alone let 62 UDP datagrams and
