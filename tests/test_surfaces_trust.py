@@ -123,10 +123,11 @@ def test_verifier_process_group_is_killed(tmp_path: Path, monkeypatch, hang: boo
     ("[" * 5000 + "]" * 5000, "not readable JSON"),
     ('{"reward": ' + "9" * 5000 + "}", "not readable JSON"),
     ({"no": "reward"}, "no reward"),
+    (None, "wrote no structured_output.json (exit 1: ZeroDivisionError: division by zero)"),
 ])
 def test_hostile_verifier_output_is_an_error_status(tmp_path: Path, result, reason: str) -> None:
     text = result if isinstance(result, str) else json.dumps(result)
-    verifier = f"""
+    verifier = "1 / 0\n" if result is None else f"""
 import os
 open(os.path.join(os.environ["ADHERENCE_OUTPUT_DIR"], "structured_output.json"), "w").write({text!r})
 """

@@ -71,7 +71,7 @@ def run_verifier(task: SurfaceTask, filename: str, data: Any, timeout: float | N
             finished = run_bounded([sys.executable, str(script)], task.path, env, limit)
         if finished.timed_out:
             return error_outcome(f"verifier timed out after {limit:g}s", len(names), names)
-        return _read_result(Path(out, "structured_output.json"), names)
+        return _read_result(Path(out, "structured_output.json"), names, finished)
 
 
 def _use_docker(isolation: Isolation) -> bool:
@@ -117,10 +117,13 @@ def _run_in_docker(task_dir: str, script: Path, out: str, timeout: float, pass_e
     return Finished(returncode=code, timed_out=timed_out, output=output)
 
 
-def _read_result(path: Path, names: list[str]) -> Outcome:
-    """The verifier's result file as an outcome; anything unreadable is an error."""
+def _read_result(path: Path, names: list[str], finished: Finished) -> Outcome:
+    """The verifier's result file as an outcome; anything unreadable is an error (a
+    missing file names the verifier's exit code and last line of output)."""
     if not path.is_file():
-        return error_outcome("verifier wrote no structured_output.json", len(names), names)
+        last = finished.output.strip().splitlines()[-1][:300] if finished.output.strip() else "no output"
+        return error_outcome(f"verifier wrote no structured_output.json (exit {finished.returncode}: {last})",
+                             len(names), names)
     if path.stat().st_size > MAX_RESULT_BYTES:
         return error_outcome(f"verifier output is over {MAX_RESULT_BYTES} bytes", len(names), names)
     try:
