@@ -66,11 +66,13 @@ class EpisodeSession:
 
     ``env_kwargs`` go to ``gym.make`` (``user_proxy``, ``max_turns``, ``judge``, ...); a
     row's ``user_proxy`` overrides theirs. The env is rebuilt only when a row names
-    another env id, source, split or proxy.
+    another env id, source, split or proxy. A user proxy's infrastructure failure ends
+    the episode with ``info["episode"]["error"]`` set (``on_proxy_error="record"``, as
+    the runners do), so one outage never stops a training run.
     """
 
     def __init__(self, **env_kwargs: Any) -> None:
-        self.env_kwargs = env_kwargs
+        self.env_kwargs = {"on_proxy_error": "record", **env_kwargs}
         self.env: gym.Env | None = None
         self._key: tuple[Any, ...] | None = None
         self.row: EpisodeRow | None = None
