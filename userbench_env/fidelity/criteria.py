@@ -152,15 +152,14 @@ def goal_actions(task: Task) -> list[Action]:
 
 
 def mutating_tools(task: Task) -> list[str]:
-    """The state-changing tools among the user tools offered in ``task`` (by its domain's
-    user toolkit's tool kinds)."""
+    """The state-changing tools of ``task``'s domain's user toolkit (offered in the task or
+    not: calling one the task does not offer is no more requested)."""
     from userbench_env.domains import get_domain
 
     toolkit = get_domain(task.domain).user_toolkit
-    if toolkit is None:
+    if toolkit is None or not user_tool_names(task):
         return []
-    specs = toolkit.tool_specs()
-    return [n for n in user_tool_names(task) if n in specs and specs[n].mutates_state]
+    return sorted(n for n, spec in toolkit.tool_specs().items() if spec.mutates_state)
 
 
 def user_tool_names(task: Task) -> list[str]:

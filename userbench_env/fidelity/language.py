@@ -144,6 +144,7 @@ _DENIAL = (
     r"|\b(?:i'?d|i would|i'?ll|i will|i'?ll|gotta|i'?ve got to|i need to) (?:\w+ )?(?:have to |need to )?"
     r"(?:dig|look|check|find|go get|go find|hunt|search)\b"
     r"|\b(?:tell|give|send|get) (?:\w+ ){0,3}(?:later|another time|back to you)\b|\bat home\b"
+    r"|\blet me (?:look|check|find|dig|see if)\b|\bone (?:moment|sec|second|minute)\b|\bhold on\b"
 )
 #: Refusing to share an item.
 _REFUSAL = (
@@ -167,13 +168,27 @@ def denial_clauses(text: str) -> tuple[str, ...]:
     return tuple(c for c in clauses(_plain(text)) if DENIAL.search(c) or REFUSAL.search(c))
 
 
+_OWNED = re.compile(r"\b(?:my|the|your|our|his|her|their)\s+(?:\w+\s+){0,2}?$")
+
+
+@lru_cache(maxsize=_CACHE)
+def owned_kinds(text: str) -> frozenset[str]:
+    """The item kinds lower-cased ``text`` names as someone's item ("my email", "the zip
+    code"), not in passing ("on a card at home")."""
+    found: set[str] = set()
+    for kind, pattern in KIND_WORDS.items():
+        if any(_OWNED.search(text, 0, m.start()) for m in pattern.finditer(text)):
+            found |= KIND_ALIASES.get(kind, {kind})
+    return frozenset(found)
+
+
 def denies_item(text: str, kind: str, others: frozenset[str]) -> bool:
     """True when ``text`` denies or refuses ``kind``: some denial clause names ``kind``, or
-    names none of the ``others`` (a bare "no idea" answers what was asked); a clause
-    naming only another kind denies that one, not ``kind``."""
+    names none of the ``others`` as someone's item (a bare "no idea" answers what was
+    asked); a clause naming only another item ("I don't remember my email") denies that
+    one, not ``kind``."""
     for clause in denial_clauses(text):
-        named = mentioned_kinds(clause)
-        if kind in named or not (named & others):
+        if kind in mentioned_kinds(clause) or not (owned_kinds(clause) & others):
             return True
     return False
 
@@ -219,7 +234,8 @@ _AS_AGENT = re.compile(
     r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
     r"|\bwhat would you like (?:to do|me to|help)\b"
     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
-    r"|\b(?:i'?m|i am) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|advisor|specialist)\b"
+    r"|\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
+    r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?for your\b"
     # role reversal: doing the agent's work on the customer's record, asking the agent for its credentials
     r"|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
     r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
@@ -244,9 +260,10 @@ _LABELLED = re.compile(
     r"booking (?:reference|number|code|id)|zip(?: ?code)?|postal code|post ?code|e-?mail(?: address)?|"
     r"(?:phone|cell|mobile)(?: number)?|date of birth|dob|birthday|birth ?date|"
     r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name)"
-    r"(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
-    r" is actually| i think is| i believe is| would have been| might be)+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
-    r"(?P<value>[^,;!?\n\"']+?)(?=[\"']|[,;!?\n]|\.(?:\s|$)|\s+(?:and|but|if|so|or|because|though|for|in case)\b|$)",
+    r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
+    r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
+    r"(?P<value>[^,;!?\n\"']+?)(?=[\"']|[,;!?\n]|\.(?:\s|$)|\s+(?:and|but|if|so|or|because|though|for|in case|that|which|"
+    r"since|as|to|from|with|please|thanks|i think|i believe)\b|$)",
     re.I,
 )
 _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -268,8 +285,8 @@ def _label_kind(label: str) -> str:
 
 def _value_shaped(kind: str, value: str) -> bool:
     """True when ``value`` can be a value of ``kind``: names and user ids (which a user may
-    give as a name) are one to four words, none a function word; emails hold "@"; dates a
-    date; addresses anything; other kinds a digit."""
+    give as a name) are one to four words, none a function word; emails hold "@"; dates
+    anything; other kinds (addresses included: a house number) a digit."""
     words = value.lower().split()
     if kind in ("name", "user_id") and (len(words) > 4 or any(w in STOPWORDS for w in words)):
         return False
@@ -277,7 +294,7 @@ def _value_shaped(kind: str, value: str) -> bool:
         return all(w.replace("-", "").replace("'", "").isalpha() for w in words)
     if kind == "email":
         return "@" in value
-    if kind in ("date", "address", "user_id"):
+    if kind in ("date", "user_id"):
         return True
     return any(c.isdigit() for c in value)
 
@@ -346,24 +363,37 @@ def clock_times(text: str) -> frozenset[int]:
 
 #: A run of alphanumeric chunks, each holding a digit or being 1-4 capital letters, joined by
 #: single spaces or dashes ("W 552 1876", "5521-0087-AB", "K7 PX 2M", "#W2378156").
-_ID_RUN = re.compile(r"(?<![\w$.,/:])#?\s?(?:(?:[A-Z]{2,4}|[A-Z](?=[ -]?\d)|[A-Za-z]*\d[A-Za-z\d]*)"
-                     r"(?:[ -](?=[A-Z]{2,4}\b|[A-Z][ -]?\d|[A-Za-z]*\d)|(?=\b)))+"
+_ID_RUN = re.compile(r"(?<![\w$.,/:])#?\s?(?:(?:(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)[A-Z]{2,4}|[A-Z](?=[ -]?\d)|[A-Za-z]*\d[A-Za-z\d]*)"
+                     r"(?:[ -](?=(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)[A-Z]{2,4}\b|[A-Z][ -]?\d|[A-Za-z]*\d)|(?=\b)))+"
                      r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars|usd|bucks|items?|bags?|minutes?|hours?|"
                      r"days?|weeks?|months?|years?|am|pm|a\.m|p\.m)\b)")
+
+
+#: Digit groups in parentheses or dotted ("(555) 282", "555.282"): rewritten with a dash.
+_DIGIT_GROUPS = re.compile(r"\((\d{2,4})\)\s?|(?<=\d)\.(?=\d{3})")
 
 
 @lru_cache(maxsize=_CACHE)
 def id_runs(text: str) -> tuple[str, ...]:
     """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
     least four digits, or two digits and five characters: what an identifier of any shape
-    looks like; amounts, quantities with units, dates and times are not runs."""
+    looks like; amounts, quantities with units, dates, times and years are not runs."""
     out = []
-    for m in _ID_RUN.finditer(text):
+    for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
         key = id_key(m.group(0))
         digits = sum(c.isdigit() for c in key)
-        if digits >= 4 or (digits >= 2 and len(key) >= 5):
+        if (digits >= 4 or (digits >= 2 and len(key) >= 5)) and not _YEAR.fullmatch(key):
             out.append(key)
     return tuple(out)
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
+@lru_cache(maxsize=_CACHE)
+def years(text: str) -> frozenset[str]:
+    """The years (1900-2099) ``text`` writes as words of their own ("1975", "05/11/1996")."""
+    return frozenset(m.group(0) for m in re.finditer(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)", text))
 
 
 _MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?|\b(\d[\d,]*)(?:\.(\d{1,2}))?\s?(?:dollars|usd|bucks)\b", re.I)
@@ -408,7 +438,7 @@ def street_addresses(text: str) -> tuple[str, ...]:
 
 def clear_caches() -> None:
     """Empty the memoized readings."""
-    for cached in (content_stems, id_key, clauses, mentioned_kinds, denial_clauses, question_clauses, speaks_as_agent,
+    for cached in (content_stems, id_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses, speaks_as_agent,
                    labelled_values, dates, clock_times, street_addresses, id_runs, amounts, numbers,
-                   month_days):
+                   month_days, years):
         cached.cache_clear()

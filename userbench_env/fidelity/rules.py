@@ -34,12 +34,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
+from userbench_env.tasks.extract import requested_kinds
 from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
@@ -54,6 +56,7 @@ from userbench_env.fidelity.language import (
     dates,
     id_key,
     id_runs,
+    years,
     labelled_values,
     month_days,
     numbers,
@@ -402,6 +405,19 @@ class DumpsBlueprint(Rule):
                     self.unsure(cid, turn)
 
 
+_LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
+#: An all-capital word of five letters or more: a code when it answers a request.
+_CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
+
+
+@lru_cache(maxsize=256)
+def heard_keys(text: str) -> frozenset[str]:
+    """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
+    runs and words of ``text``: what a stated identifier must equal to have been heard
+    (a part of a heard id is not that id)."""
+    return frozenset({*(id_key(t) for t in identifiers(text)), *id_runs(text), *(id_key(w) for w in text.split())} - {""})
+
+
 #: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
 RECITE_CAP = 3
 #: A word in at least this many of a scenario's sentences, and this share of them, is its
@@ -432,8 +448,8 @@ class InventedInformation(Rule):
       kind, something heard must hold it. A value one typo away from the scenario's fails
       as a borderline case (:meth:`Rule.unsure`);
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
-      "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), clock times,
-      money amounts and street addresses: something heard must hold them.
+      "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
+      times, money amounts and street addresses: something heard must hold them.
 
     Applies to every user message."""
 
@@ -453,14 +469,18 @@ class InventedInformation(Rule):
                     known.setdefault("name" if alias in KIND_ALIASES["name"] else alias, set()).update(id_key(str(v)) for v in values)
         return (lowered, frozenset(token for token in identifiers(scenario) if token in lowered),
                 {kind: frozenset(keys) for kind, keys in known.items()},
-                (id_key(scenario), dates(scenario), clock_times(scenario), numbers(scenario)))
+                (id_key(scenario), heard_keys(scenario), dates(scenario), month_days(scenario), clock_times(scenario),
+                 numbers(scenario)))
 
     def start(self) -> None:
-        self._heard, self._known, self._values, (scenario_key, scenario_dates, scenario_times, scenario_numbers) = self.compiled
+        self._heard, self._known, self._values, (scenario_key, scenario_keys, scenario_dates, scenario_days,
+                                                 scenario_times, scenario_numbers) = self.compiled
         # what the agent and the tools said (key form, dates, times), read when first needed
         self._said_key = ""
         self._heard_key = scenario_key
-        self._dates, self._times, self._numbers = set(scenario_dates), set(scenario_times), set(scenario_numbers)
+        self._keys = set(scenario_keys)
+        self._dates, self._days = set(scenario_dates), set(scenario_days)
+        self._times, self._numbers = set(scenario_times), set(scenario_numbers)
         self._agent_read = self._calls_read = 0
 
     def _read_heard(self) -> None:
@@ -473,16 +493,33 @@ class InventedInformation(Rule):
             self._said_key = f"{self._said_key}\0{said}"
             self._heard_key = f"{self._heard_key}\0{said}"
             for text in fresh:
+                self._keys |= heard_keys(text)
                 self._dates |= dates(text)
+                self._days |= month_days(text)
                 self._times |= clock_times(text)
                 self._numbers |= numbers(text)
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
 
     def heard(self, token: str) -> bool:
-        """True when ``token`` (lower-case, no NUL) occurs in something the user heard (as
-        written, or in key form)."""
+        """True when ``token`` (lower-case, no NUL) occurs in something the user heard: as
+        written, or as the key form of an identifier or word heard (:func:`heard_keys`)."""
         self._read_heard()
-        return token in self._heard or (key := id_key(token)) != "" and key in self._heard_key
+        return token in self._heard or id_key(token) in self._keys
+
+    def _heard_apart(self, run: str) -> bool:
+        """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
+        and a zip code)."""
+        m = _LETTERS_DIGITS.fullmatch(run)
+        return m is not None and m.group(1) in self._keys and m.group(2) in self._keys
+
+    def _coded_answer(self, text: str) -> tuple[str, ...]:
+        """The key forms of the all-capital words (five letters or more) of ``text`` when the
+        agent's latest text asked for some item: a code given as the answer ("WOBBKF")."""
+        codes = _CODE.findall(text)
+        agent = self.feed.agent
+        if not codes or not agent or not requested_kinds(agent[-1][2]):
+            return ()
+        return tuple(code.lower() for code in codes)
 
     def _invented_value(self, kind: str, value: str) -> tuple[bool, bool]:
         """(invented, borderline) for a labelled ``value`` of ``kind``."""
@@ -494,9 +531,10 @@ class InventedInformation(Rule):
             return False, False
         self._read_heard()
         known = self._values.get(kind)
-        if known is None:  # an item the scenario does not give: something heard must hold it
-            return key not in self._heard_key, False
-        if any(key == k or (kind == "name" and key in k) for k in known) or key in self._said_key:
+        if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
+            whole = kind != "address" and any(c.isdigit() for c in key)
+            return (key not in self._keys) if whole else (key not in self._heard_key), False
+        if any(key == k or (kind in ("name", "address") and key in k) for k in known) or key in self._said_key:
             return False, False
         from rapidfuzz.distance import Levenshtein
 
@@ -513,28 +551,24 @@ class InventedInformation(Rule):
                 invented, borderline = self._invented_value(kind, value)
                 if invented:
                     break
-        if not invented:
-            for key in id_runs(text):
-                if not self.heard(key):
-                    invented = True
-                    break
+        if not invented and (runs := id_runs(text) + self._coded_answer(text)):
+            self._read_heard()
+            invented = not all(run in self._keys or self._heard_apart(run) for run in runs)
         if not invented and (stated_dates := dates(text)):
             self._read_heard()
             invented = not stated_dates <= self._dates
         if not invented and (days := month_days(text)):
             self._read_heard()
-            invented = not days <= {day for _, day in self._dates}
-        if not invented and (money := amounts(text)):
+            invented = not days <= {day for _, day in self._dates} | self._days
+        if not invented and (money := amounts(text) | years(text)):
             self._read_heard()
             invented = not money <= self._numbers
         if not invented and (times := clock_times(text)):
             self._read_heard()
             invented = not times <= self._times
-        if not invented:
-            for street in street_addresses(text):
-                if not self.heard(street):
-                    invented = True
-                    break
+        if not invented and (streets := street_addresses(text)):
+            self._read_heard()
+            invented = any(street not in self._heard_key for street in streets)
         if invented or not self._settled:
             self.settle_all(turn, invented)
             if borderline:
@@ -622,21 +656,27 @@ class UnexecutedAction(_Requests, _Observed):
 
     A claim naming an action ("I restarted the phone") fails when no user call of a tool
     performing it ran since the agent last asked for that tool (or ever, if never asked),
-    or when a device state it states contradicts the latest tool result. A generic claim
-    ("I did that") fails when the agent's latest text asked for a user tool and no user
-    tool ran since. Applies when a claim is made.
+    or when a device state it states contradicts the latest tool result. A claim naming
+    no action is read against the agent's latest request: "flipped it", "did the on-off
+    thing", "ok... done", "that one's filed" (:func:`~userbench_env.fidelity.text.claims_done`),
+    or a device state reported without a question ("the VPN's off"), fails when the
+    agent's latest text asked for a user tool and no user tool ran since. Applies when a
+    claim is made.
     """
 
     name = "unexecuted_action"
 
+    @staticmethod
+    def _generic(text: str) -> bool:
+        return claims_done(text) or (bool(device_states(text)) and not question_clauses(text))
+
     def user_text(self, turn: int, text: str) -> None:
         claimed = claimed_actions(text, self.tools)
         called = self.feed.called_since_agent()
-        if not claimed and (not claims_done(text) or (
-                called and all(self.verdict(cid) == "pass" for cid in self.ids))):
+        if not claimed and (called and all(self.verdict(cid) == "pass" for cid in self.ids) or not self._generic(text)):
             return  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
         self.resolve()
-        generic = bool(self.requested) and claims_done(text)
+        generic = bool(self.requested) and self._generic(text)
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
@@ -776,7 +816,8 @@ class Withholding(_Watches):
       only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
       or deflects: gives another known item instead, or asks a question back (both
       borderline: marked for the judge, :meth:`Rule.unsure`);
-    * it states some of several values and denies the rest (a partial answer).
+    * it states some of several values and denies the rest, or answers with only a part of
+      the value (a first name for a full name): partial answers.
 
     Passes when the answer states the values. Applies when the kind is asked."""
 
@@ -785,6 +826,13 @@ class Withholding(_Watches):
     @classmethod
     def watched(cls, criterion: Criterion) -> list[str]:
         return [id_key(str(v)) for v in criterion.params["values"]]
+
+    @staticmethod
+    def _part_of(text: str, value: str) -> bool:
+        """True when the whole answer ``text`` is one proper part of ``value`` (a word of a
+        name, the start of an id): given in key form, at least three characters."""
+        key = id_key(text)
+        return len(key) >= 3 and key != value and key in value and len(text.split()) <= 3
 
     def start(self) -> None:
         super().start()
@@ -804,7 +852,9 @@ class Withholding(_Watches):
                 continue
             stated = sum(1 for value in values if value and value in said)
             others = frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
-            if stated == len(values):
+            if not stated and any(self._part_of(text, value) for value in values):
+                self.fail(cid, turn)  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
+            elif stated == len(values):
                 self.passed(cid, turn)
             elif stated:  # a partial answer: withheld when the rest is denied
                 if denial_clauses(text):
@@ -822,9 +872,10 @@ class Withholding(_Watches):
 class SkippedAction(_Requests):
     """Fails when the agent's latest text asked for a user tool and the user answers in
     text without calling any tool since and without engaging with the request: a
-    question back engages only when it is about the request (it shares a content word
-    with the request, or asks how, where, whether or why to do "it"/"that", see
-    :data:`CLARIFIES`); an unrelated question is no engagement. Applies when an action
+    question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
+    what it means, which one, how or where, whether to) or what a thing the request names
+    is (:data:`ASKS_WHAT`); an unrelated question, or one about cost or time, is no
+    engagement. Applies when an action
     is requested."""
 
     name = "skipped_action"
@@ -838,20 +889,23 @@ class SkippedAction(_Requests):
         if self.requested:
             self.requested = frozenset()
             questions = () if called else question_clauses(text)
-            engaged = called or any(CLARIFIES.search(q) or content_stems(q) & self.request_words for q in questions)
+            engaged = called or any(CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words)
+                                    for q in questions)
             self.settle_all(turn, not engaged)
 
 
-#: A question about a requested action itself: what it means, how or where to do it,
-#: whether it is safe or needed, what it will do.
+#: A question about how to perform a requested action: what it means, which one, how or
+#: where to do it, whether to (not what it costs or how long it takes: that is no engagement).
 CLARIFIES = re.compile(
-    r"\b(?:what do you mean|you mean|which (?:one|setting|option|button|app)|what (?:is|'s|are|does) (?:that|this|those|it)\b|"
-    r"how (?:do|would|can|should|will) (?:i|you|we)|where (?:do|would|can|should|is|are|will)|"
-    r"(?:is|are|will|would|does|could|can|won't|wouldn't) (?:that|this|it|those|these|doing)\b|do i (?:need|have)|"
-    r"should i|what happens|why (?:do|would|should|does|is) (?:i|you|we|that|this|it)|"
-    r"(?:do|doing|try|trying|turn|flip|toggle|change|find|switch|restart|reset|run|tap|press|open) (?:that|this|it|them|those)\b|"
-    r"come again|say (?:that|it) again|sorry\?|huh|before i do|after i do|mean by)"
+    r"\b(?:what do you mean|you mean|mean by|which (?:one|setting|option|button|app|permission|mode|menu|screen|way)|"
+    r"how (?:do|would|can|should|will|exactly do) (?:i|you|we)|how do(?:es)? (?:that|this|it) work|"
+    r"where (?:do|would|can|should|is|are|will) (?:i|it|that|this|the|those)|"
+    r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|should i|am i supposed|"
+    r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
+    r"step by step|come again|say (?:that|it) again|(?:sorry|huh|what|which|where|how)\s*\?)"
 )
+#: A question asking what something is ("what's an APN?"): engagement when it names the request.
+ASKS_WHAT = re.compile(r"\bwhat(?: is|'s| are| does)\b|\bwhat(?: do| does)? .{0,20}\bmean\b")
 
 
 @register_rule
@@ -875,8 +929,10 @@ class BreaksCharacter(Rule):
 class UnrequestedAction(_Requests):
     """Fails when the user calls a state-changing user tool (``params["mutating"]``) that the
     agent's latest text before the call did not ask for: by name (or a name in the call's
-    arguments, for tools called through a dispatcher), or by all the content words of the
-    tool's name ("turn off airplane mode" asks for ``toggle_airplane_mode``). Read-only
+    arguments, for tools called through a dispatcher) with the values it is called with,
+    or by all the content words of the tool's name in its prose ("turn off airplane mode"
+    asks for ``toggle_airplane_mode``); one request licenses one such call (repeating it
+    needs another). Read-only
     tools (checks) are never unrequested: a user may need them to answer. Decided at the
     user's next text; applies when a state-changing tool is called."""
 
@@ -891,13 +947,19 @@ class UnrequestedAction(_Requests):
         super().start()
         self._mutating = frozenset(self.tools)
         self._calls_read = 0
+        self._answered: set[tuple[int, str]] = set()  # (agent text clock, call) pairs: a request licenses one such call
 
-    def _asked_for(self, call: ToolCall, asked: str) -> bool:
-        names = {call.name, *(str(v) for v in call.arguments.values() if isinstance(v, str))}
-        if any(name in asked for name in names):
-            return True
+    @staticmethod
+    def _asked_for(call: ToolCall, asked: str) -> bool:
+        """True when the agent's text ``asked`` (lower-cased) asks for ``call``: it names the
+        tool (or the tool a dispatcher call names) and every argument value it is called
+        with, or holds every content word of the tool's name."""
+        values = [str(v).lower() for v in _leaves(call.arguments)]
+        named = [n for n in (call.name, *values) if re.search(rf"(?<![\w]){re.escape(n.lower())}(?![\w])", asked)]
+        if named:
+            return all(v in asked for v in values if v not in named)
         words = content_stems(call.name.replace("_", " ")) - _ACTION_WORDS
-        return bool(words) and words <= content_stems(asked)
+        return bool(words) and words <= content_stems(_TOOL_NAME.sub(" ", asked))
 
     def user_text(self, turn: int, text: str) -> None:
         calls = self.feed.user_calls
@@ -909,10 +971,30 @@ class UnrequestedAction(_Requests):
         for clock, call, _ in fresh:
             if call.name not in self._mutating:
                 continue
-            latest = next((said for at, _, said, _ in reversed(agent) if at < clock), "")
-            self.settle_all(turn, not self._asked_for(call, latest.lower()))
+            at, latest = next(((at, said) for at, _, said, _ in reversed(agent) if at < clock), (0, ""))
+            key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
+            self.settle_all(turn, key in self._answered or not self._asked_for(call, latest.lower()))
+            self._answered.add(key)
 
 
+def _leaves(value: Any) -> list[Any]:
+    """The scalar leaves of a call's arguments (JSON strings inside them parsed)."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            import json
+
+            return _leaves(json.loads(value))
+        except ValueError:
+            return [value]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [] if value is None or isinstance(value, bool) else [value]
+
+
+#: A tool name written as such ("toggle_wifi_calling"): not prose asking for an action.
+_TOOL_NAME = re.compile(r"\w+_\w+")
 #: Stems of tool-name words that say what is done, not to what ("toggle", "set", ...).
 _ACTION_WORDS = frozenset({"toggl", "set", "make", "reset", "connect", "disconnect", "grant", "appli", "submit", "call",
                            "request", "run", "check", "get", "list"})

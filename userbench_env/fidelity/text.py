@@ -254,7 +254,9 @@ _STATE_AFTER = re.compile(
     r"(?P<neg>n't|\s+not|\s+never)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on|off|yes|no|enabled|disabled|connected|disconnected|active|inactive)\b",
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|your|a|an|this|that|his|her|our|it|its)\b"
+    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other)\b)|off|yes|no|enabled|disabled|"
+    r"connected|disconnected|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
@@ -264,8 +266,10 @@ _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
 #: Being on or off a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN".
-_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:\w+\s+)?(?:(not|never)\s+)?(?:\w+\s+)?"
-                          r"(connected to|using|on|off)\s+(?:the\s+|a\s+|any\s+|my\s+)?$")
+_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:(?!not\b|never\b)\w+\s+)?(?:(not|never)\s+)?"
+                          r"(?:\w+\s+)?(connected to|using|on|off)\s+(?:the\s+|a\s+|any\s+|my\s+)?$"
+                          r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
+                          r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
                              r"(?:the\s+|my\s+|any\s+)?$")
 _STATUS_BAR = re.compile(r"status bar:([^\n]*)")
@@ -299,7 +303,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     stated, verbs = [], []
     for m in _FEATURE.finditer(text):
         feature = _feature(m.group(1))
-        clause_start = max(text.rfind(".", 0, m.start()), text.rfind("\n", 0, m.start()), text.rfind(",", 0, m.start()))
+        clause_start = max(text.rfind(c, 0, m.start()) for c in ".\n,:;!?")
         clause_end = min((i for i in (text.find(".", m.end()), text.find("\n", m.end()), text.find(",", m.end())) if i >= 0),
                          default=len(text))
         earlier = (_EARLIER.search(text, clause_start + 1, clause_end) is not None
@@ -316,11 +320,12 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
         if before is not None:
             verbs.append((feature, before.group(1), earlier))
         elif (link := _LINK_BEFORE.search(lead)) is not None:
-            on = link.group(2) != "off"
+            on = link.group(2) not in ("off", None)
             verbs.append((feature, "on" if on != (link.group(1) is not None) else "off", earlier))
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
              for feature in ("airplane mode",)]
-    return tuple(stated + verbs + shown + [(a, v, False) for a, v in _aspects(text)])
+    explicit = {f for f, _, _ in stated + verbs}  # a state a text states outweighs what its status bar implies
+    return tuple(stated + verbs + [r for r in shown + [(a, v, False) for a, v in _aspects(text)] if r[0] not in explicit])
 
 
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
@@ -385,7 +390,7 @@ def past_device_states(text: str) -> tuple[tuple[str, str], ...]:
 
 #: States a user describing its problem asserts without having checked (checked against a
 #: tool result when there is one, never against the scenario's wording).
-PROBLEM_STATES: frozenset[tuple[str, str]] = frozenset({("signal", "off"), ("mobile data", "off")})
+PROBLEM_STATES: frozenset[tuple[str, str]] = frozenset({("signal", "off")})
 
 #: Words in user tool names that mark a device feature (enables the device-state criterion).
 DEVICE_TOOL_WORDS: tuple[str, ...] = ("airplane", "roaming", "wifi", "data_saver", "vpn", "toggle_data")
@@ -416,13 +421,14 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
 _NOT_ACTIONS = (
     r"wanted|needed|wondered|thought|hoped|noticed|asked|meant|figured|heard|read|realized|realised|expected|assumed|"
     r"called|contacted|received|ordered|booked|used|tried|guessed|liked|loved|preferred|decided|planned|worried|"
-    r"mentioned|said|told|explained|understood|learned|learnt|remembered|forgot|missed|lost|looked|searched|confused|"
+    r"mentioned|said|told|explained|understood|learned|learnt|remembered|forgot|missed|lost|searched|confused|"
     r"concerned|interested|supposed|scared|surprised|annoyed|frustrated|tired|excited|pleased|disappointed|travel+ed|"
-    r"moved|noted|agreed|got|had|was|were|been|felt|knew|saw|seemed|hated|wished|started|stopped|emailed|texted|"
+    r"moved|noted|agreed|got (?:it|that|you|ya|this)|had|was|were|been|felt|knew|saw|seemed|hated|wished|started|stopped|"
+    r"emailed|texted|"
     r"figured|bought|purchased|paid for|waited|hesitated|appreciated|gathered|imagined|suspected"
 )
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
-_DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|" \
+_DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
              r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
@@ -439,7 +445,10 @@ GENERIC_CLAIM = re.compile(
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]*\?)"
     r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]*\?)"
-    r"|\b(?:there|here) you go\b|\bthat did it\b",
+    r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s*(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W+)*all set\b"
+    # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
+    r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)",
     re.I,
 )
 
