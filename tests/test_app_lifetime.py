@@ -19,7 +19,7 @@ import pytest
 
 import userbench_env  # noqa: F401
 from userbench_env.surfaces.app import driver
-from userbench_env.surfaces.app.runtime import LocalRuntime
+from userbench_env.surfaces.app.runtime import LocalRuntime, docker_available
 from userbench_env.surfaces.app.spec import launch_payload
 from userbench_env.surfaces.tasks import load_surface_tasks
 
@@ -78,6 +78,43 @@ def test_exit_without_close_leaves_nothing_behind() -> None:
     proc, started = start_child("exit")
     assert proc.wait(60) == 0
     assert gone(started), started
+
+
+DOCKER_CHILD = """
+import json, time
+import gymnasium as gym
+import userbench_env
+env = gym.make("UserBench/App-v0", surface_options={"runtime": "docker"}, task_id=%r)
+env.reset(seed=0)
+runtime = env.unwrapped.backend.runtime
+print(json.dumps({"container": runtime.container.id, "watchdog": runtime._owned.guard.pid}), flush=True)
+time.sleep(600)
+"""
+DOCKER = docker_available()
+
+
+@pytest.mark.skipif(DOCKER is not None, reason=f"Docker not usable: {DOCKER}")
+def test_kill_9_of_the_parent_removes_its_container() -> None:
+    import docker
+    from docker.errors import NotFound
+
+    proc = subprocess.Popen([sys.executable, "-c", DOCKER_CHILD % TASK], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    started = json.loads(proc.stdout.readline())
+    client = docker.from_env()
+    assert client.containers.get(started["container"]).status == "running"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            client.containers.get(started["container"])
+        except NotFound:
+            break
+        time.sleep(0.2)
+    with pytest.raises(NotFound):
+        client.containers.get(started["container"])
+    assert not alive(started["watchdog"])
 
 
 def test_garbage_collection_releases_the_runtime() -> None:
