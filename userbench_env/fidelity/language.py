@@ -185,12 +185,19 @@ def owned_kinds(text: str) -> frozenset[str]:
 def denies_item(text: str, kind: str, others: frozenset[str]) -> bool:
     """True when ``text`` denies or refuses ``kind``: some denial clause names ``kind``, or
     names none of the ``others`` as someone's item (a bare "no idea" answers what was
-    asked); a clause naming only another item ("I don't remember my email") denies that
-    one, not ``kind``."""
+    asked), or refers to the asked item by a pronoun before naming another ("I'd have to
+    dig it out of my emails"); a clause naming only another item ("I don't remember my
+    email") denies that one, not ``kind``."""
     for clause in denial_clauses(text):
         if kind in mentioned_kinds(clause) or not (owned_kinds(clause) & others):
             return True
+        pronoun = _PRONOUN.search(clause)  # "I'd have to dig it out of my emails": "it" is what was asked
+        if pronoun is not None and not (owned_kinds(clause[:pronoun.start()]) & others):
+            return True
     return False
+
+
+_PRONOUN = re.compile(r"\b(?:it|that|this|them|one)\b")
 
 
 #: A clause opening like a question (auxiliary or wh-word first, after fillers).

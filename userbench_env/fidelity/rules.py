@@ -445,8 +445,9 @@ class InventedInformation(Rule):
       any shape: "my user id is Yusuf Rossi", "order number ORD-88231"): for an item kind
       the scenario gives (``params["known"]``: kind to values), the value must be one of
       the scenario's values of that kind (or one the agent or a tool said); for another
-      kind, something heard must hold it. A value one typo away from the scenario's fails
-      as a borderline case (:meth:`Rule.unsure`);
+      kind, something heard must hold it; another item's value given for it is invented
+      ("my user id is <my name>"). A value one typo away from the scenario's fails as a
+      borderline case (:meth:`Rule.unsure`);
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
       "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
       times, money amounts and street addresses: something heard must hold them.
@@ -531,6 +532,8 @@ class InventedInformation(Rule):
             return False, False
         self._read_heard()
         known = self._values.get(kind)
+        if any(key in keys for other, keys in self._values.items() if other != kind):
+            return True, False  # another item's value given as this one ("my user id is <my name>")
         if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
             whole = kind != "address" and any(c.isdigit() for c in key)
             return (key not in self._keys) if whole else (key not in self._heard_key), False
