@@ -11,11 +11,11 @@ the user's turns only.
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from userbench_env.core.limits import decode_json
 from userbench_env.surfaces.base import SurfaceStep
 from userbench_env.surfaces.judge import ChatJudge
 from userbench_env.surfaces.llm import LLMConfig, LLMError
@@ -95,18 +95,26 @@ def make_bot(spec: Any, chat: ChatSpec) -> Bot:
 
 
 def user_message(action: str) -> str | None:
-    """The message in ``action`` (plain text or a ``send_message`` tool call), or
-    ``None`` when the policy tries to stop (empty, end token, ``end_conversation``)."""
+    """The message in ``action`` (plain text or a ``send_message`` tool call, its arguments
+    an object or JSON text), or ``None`` when the policy tries to stop (empty, end token,
+    ``end_conversation``) or sends a call without a usable ``message``. JSON is read under
+    the input policy (:func:`~userbench_env.core.limits.decode_json`), so it never raises."""
     text = action.strip()
     if text.startswith("{"):
         try:
-            call = json.loads(text)
-        except json.JSONDecodeError:
+            call = decode_json(text)
+        except ValueError:  # not JSON (or refused by the policy): the text itself is the message
             call = None
         if isinstance(call, dict) and call.get("name") in ("send_message", "end_conversation"):
             if call["name"] == "end_conversation":
                 return None
-            text = str((call.get("arguments") or {}).get("message", "")).strip()
+            arguments = call.get("arguments")
+            if isinstance(arguments, str):
+                try:
+                    arguments = decode_json(arguments)
+                except ValueError:
+                    arguments = None
+            text = str(arguments.get("message", "")).strip() if isinstance(arguments, dict) else ""
     if not text or _STOP.search(text):
         return None
     return text

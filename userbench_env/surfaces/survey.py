@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from userbench_env.core.limits import decode_json
 from userbench_env.surfaces.artifacts import ArtifactError, score_picks
 from userbench_env.surfaces.base import SurfaceStep
 from userbench_env.surfaces.personas.model import Persona
@@ -42,8 +43,9 @@ def render_questionnaire(questionnaire: Questionnaire) -> str:
 
 
 def parse_answers(action: str | Any) -> list[tuple[str, str]]:
-    """(question id, option id) pairs from a JSON action; ``ValueError`` when malformed."""
-    data = json.loads(action) if isinstance(action, str) else action
+    """(question id, option id) pairs from a JSON action; ``ValueError`` when malformed
+    (JSON text is read under the input policy, :func:`~userbench_env.core.limits.decode_json`)."""
+    data = decode_json(action) if isinstance(action, str) else action
     if isinstance(data, dict) and "answers" in data:
         data = data["answers"]
     if isinstance(data, dict) and "questionId" not in data:
@@ -123,7 +125,7 @@ class SurveyBackend:
         groups = self.questionnaire.groups()
         try:
             pairs = parse_answers(action)
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             return SurfaceStep(observation=f"Invalid answer: {exc}. {GUIDANCE}", invalid=True)
         for question, option in pairs:
             if question not in groups:
