@@ -67,14 +67,14 @@ def start_child(mode: str) -> tuple[subprocess.Popen, dict]:
     return proc, started
 
 
-def test_kill_9_of_the_parent_leaves_nothing_behind() -> None:
+def test_kill_9_of_the_parent_leaves_nothing_behind(local_app) -> None:
     proc, started = start_child("wait")
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     assert gone(started), started
 
 
-def test_exit_without_close_leaves_nothing_behind() -> None:
+def test_exit_without_close_leaves_nothing_behind(local_app) -> None:
     proc, started = start_child("exit")
     assert proc.wait(60) == 0
     assert gone(started), started

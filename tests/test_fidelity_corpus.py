@@ -115,7 +115,7 @@ def corpus() -> list[CorpusCase]:
 
 
 @pytest.fixture(scope="module")
-def replays(corpus):
+def replays(corpus, tau2_data):  # the corpus holds tau2 cases
     return {case.id: replay_case(case) for case in corpus}
 
 
@@ -151,7 +151,7 @@ def test_our_share_meets_the_corpus_size_rules():
     assert all(c.source == "bundled" for c in load_corpus(CORPUS / "bundled.jsonl"))
 
 
-def test_the_command_scores_a_corpus_beside_both_phrasing_banks(tmp_path, capsys):
+def test_the_command_scores_a_corpus_beside_both_phrasing_banks(tmp_path, capsys, tau2_data):
     folder = tmp_path / "corpus"
     folder.mkdir()
     lines = (CORPUS / "airline.jsonl").read_text(encoding="utf-8").splitlines()

@@ -198,7 +198,7 @@ GUIDELINE_REPLY = json.dumps({"criteria": [
 ACCEPT_ALL = json.dumps({"reviews": [{"index": i, "accept": True, "reason": "fine"} for i in range(4)]})
 
 
-def test_generate_rubrics_cli_writes_resumes_and_reports_failed_tasks(tmp_path, capsys, monkeypatch):
+def test_generate_rubrics_cli_writes_resumes_and_reports_failed_tasks(tmp_path, capsys, monkeypatch, tau2_data):
     ids = ["33", "34"]
     monkeypatch.setenv("LOCAL_KEY", "sk-local")
 

@@ -65,7 +65,7 @@ def test_reduced_validation_meets_the_acceptance_bars():
     assert clean == 50 + 114 + 114 and flagged / clean <= 0.02
 
 
-def test_the_cli_writes_the_table(tmp_path, capsys):
+def test_the_cli_writes_the_table(tmp_path, capsys, tau2_data):
     out = tmp_path / "table.json"
     assert main(["validate-fidelity", "--domain", "telecom", "--source", "tau2", "--episodes", "6", "--seed", "1",
                  "--clean-episodes", "3", "--json", str(out)]) == 0

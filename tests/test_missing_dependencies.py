@@ -45,8 +45,7 @@ def test_web_without_chromium_names_the_debian_package(monkeypatch, fresh_browse
 
 @pytest.mark.parametrize("program, package", [("Xvfb", "xvfb"), ("xdotool", "xdotool")])
 def test_app_without_display_tools_names_the_debian_packages(monkeypatch, program, package) -> None:
-    real_which = shutil.which
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == program else real_which(name, *a, **k))
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == program else f"/usr/bin/{name}")
     env = gym.make("UserBench/App-v0", surface_options={"runtime": "local"})
     try:
         with pytest.raises(MissingDependency, match=rf"needs {program}, not found on PATH: apt-get install {package}$"):
@@ -56,6 +55,7 @@ def test_app_without_display_tools_names_the_debian_packages(monkeypatch, progra
 
 
 def test_app_without_tk_names_python3_tk(monkeypatch) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/usr/bin/{name}")  # the programs are there
     monkeypatch.setitem(sys.modules, "_tkinter", None)
     env = gym.make("UserBench/App-v0", surface_options={"runtime": "local"})
     try:
