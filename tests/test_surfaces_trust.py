@@ -17,6 +17,7 @@ import pytest
 
 from userbench_env.cli import main as cli_main
 from userbench_env.errors import UserError
+from userbench_env.surfaces.artifacts import score_artifact
 from userbench_env.surfaces.sandbox import TaskError
 from userbench_env.surfaces.tasks import load_apb_task, load_bundled_task, surfaces_dir
 from userbench_env.surfaces.verifier import VERIFIER_IMAGE, run_verifier
@@ -299,6 +300,8 @@ def test_survey_outside_the_overlay_needs_every_question(apb_sample: Path, tmp_p
     assert inside.constraints == ["known", "nonempty"]  # the overlay's word stands for tasks it names
     code, _, err = _cli(capsys, str(vegan), "--artifact", str(artifact))  # no rule anywhere
     assert code == 2 and "--rule" in err and len(err.strip().splitlines()) == 1
+    unscorable = score_artifact(task, json.loads(artifact.read_text()))  # in an env: an error status, no raise
+    assert unscorable.status == "error" and "--rule" in (unscorable.error or "")
 
 
 def test_web_task_outside_the_overlay_reads_its_one_page_label(apb_sample: Path, tmp_path: Path, capsys) -> None:

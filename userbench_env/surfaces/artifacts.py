@@ -110,7 +110,8 @@ def score_artifact(
     ``data`` ``None`` (nothing produced) is an error. A task whose ``verifier`` is set
     runs it with ``isolation`` and ``pass_env`` (see :mod:`userbench_env.surfaces.verifier`);
     otherwise the kind scores with the task's data rules. A malformed artifact fails
-    every check.
+    every check; a task its data cannot score (a check without a rule) is an error
+    outcome. Never raises for bad data.
     """
     names = [c.name for c in task.checks]
     if data is None:
@@ -128,6 +129,8 @@ def score_artifact(
         return chosen.score(task, data, judge)
     except ArtifactError as exc:
         return malformed_outcome(task, str(exc))
+    except ValueError as exc:  # the task cannot be scored as configured (a check without a rule)
+        return error_outcome(f"configuration error: {exc}", len(task.checks), names)
 
 
 def malformed_outcome(task: SurfaceTask, reason: str) -> Outcome:

@@ -41,6 +41,8 @@ def score_command(args: argparse.Namespace) -> int:
         task = task.with_rules([str(r) for r in parse_rules(args.rule)])
     if args.label:
         task = task.with_labels([name.strip() for name in args.label.split(",")])
+    if not task.verifier and task.surface != "chat":
+        task.rules()  # a check without a rule: a one-line error naming --rule, before any scoring
     judge: Any = None
     if args.judge_model:
         judge = {"model": args.judge_model, "base_url": args.judge_base_url}
