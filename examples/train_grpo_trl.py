@@ -30,7 +30,8 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 SHORT_PROMPT = ("You are a customer service agent. Use send_message to talk to the customer and the other tools "
                 "to look things up and act. Call exactly one tool per reply.")
 #: the retail tools offered by default on CPU (every tool schema lengthens the prompt)
-CPU_TOOLS = {"UserBench/Retail-v0": ["find_user_id_by_email", "get_order_details", "cancel_pending_order"]}
+CPU_TOOLS = {"UserBench/Retail-v0": ["find_user_id_by_email", "get_order_details", "cancel_pending_order"],
+             "UserBench/Airline-v0": ["get_user_details", "get_reservation_details", "cancel_reservation"]}
 
 
 def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_generations: int = 2,
@@ -38,10 +39,11 @@ def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_ge
                   reward: str = "ufs_gated", user_proxy: str = "scripted", task_source: str = "bundled",
                   tasks: int | None = 8, short_prompt: bool = True, all_tools: bool = False, learning_rate: float = 1e-5,
                   output_dir: str = "runs/grpo-trl", seed: int = 0, rows: list[dict[str, Any]] | None = None,
-                  callbacks: list[Any] | None = None) -> Any:
+                  env_kwargs: dict[str, Any] | None = None, callbacks: list[Any] | None = None) -> Any:
     """A ``GRPOTrainer`` for SmolLM2-135M-Instruct on ``env_id`` (``rows``: the dataset's
     episode rows, default the env's training split; ``short_prompt``/``all_tools``: the
-    CPU-sized prompt without the domain policy and with a few tools, or the env's own)."""
+    CPU-sized prompt without the domain policy and with a few tools, or the env's own;
+    ``env_kwargs``: ``gym.make`` keywords for every episode, default ``max_turns=20``)."""
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
@@ -71,7 +73,7 @@ def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_ge
     tools = None if all_tools else CPU_TOOLS.get(env_id)
     return GRPOTrainer(
         model=model, reward_funcs=[reward_function(reward)], args=config, train_dataset=dataset,
-        processing_class=tokenizer, environment_factory=environment_class(env_id, task_source, tools=tools, max_turns=20),
+        processing_class=tokenizer, environment_factory=environment_class(env_id, task_source, tools=tools, **(env_kwargs or {"max_turns": 20})),
         callbacks=callbacks,
     )
 
