@@ -234,7 +234,7 @@ def test_a_catastrophic_grep_stops_at_the_budget() -> None:
 
 
 def test_repeated_cancel_reservation_ends_the_episode_as_the_agents_failure() -> None:
-    env = ConversationEnv("airline", task_source="bundled")
+    env = ConversationEnv("airline", task_source="bundled", limits={"tool_seconds": 60, "action_seconds": 120})  # size, not time
     env.reset(seed=0)
     reservation = next(iter(env.world.agent_db["reservations"]))
     single = make_world("airline", source="bundled", task=env.task)

@@ -146,7 +146,7 @@ def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     except RecursionError:
         raise InvalidInput(f"the action is nested more than {limits.max_depth} levels deep") from None
     except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
-        raise NotJson(f"the action looks like JSON but does not parse: {exc}") from None
+        raise NotJson(f"the action is not JSON: {exc}") from None
     problem = value_problem(value, limits)
     if problem is not None:
         raise InvalidInput(problem)

@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from userbench_env.core.limits import NotJson, decode_json
+
 ActionType = Literal["click", "double_click", "triple_click", "right_click", "move", "type", "key", "scroll",
                      "drag", "wait", "done"]
 POINTER = {"click", "double_click", "triple_click", "right_click", "move", "scroll", "drag"}
@@ -82,13 +84,15 @@ class AppAction(BaseModel):
 
 
 def parse_action(text: str, width: int, height: int) -> AppAction:
-    """Parse and validate one action; ``ValueError`` with a readable reason when invalid."""
+    """Parse and validate one action; ``ValueError`` with a readable reason when invalid.
+
+    The JSON is read under the input policy of every env
+    (:func:`~userbench_env.core.limits.decode_json`: depth, entries, string keys, no NUL).
+    """
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from exc
-    except RecursionError as exc:
-        raise ValueError("JSON nested too deeply") from exc
+        data = decode_json(text)
+    except NotJson as exc:
+        raise ValueError(str(exc)) from exc
     if isinstance(data, dict) and isinstance(data.get("action"), dict):
         data = data["action"]
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
