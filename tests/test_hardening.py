@@ -18,7 +18,7 @@ import pytest
 from pydantic import ValidationError
 
 import userbench_env  # noqa: F401  (registers the ids)
-from userbench_env.core.limits import DEFAULT_LIMITS, InputLimits, clip_observation, decode_json, resolve_limits
+from userbench_env.core.limits import DEFAULT_LIMITS, clip_observation, decode_json, resolve_limits
 from userbench_env.domains import make_world
 from userbench_env.domains.calculator import calculate_text
 from userbench_env.domains.toolkit import Toolkit, tool

@@ -15,7 +15,6 @@ a NUL byte, more than :data:`MAX_KEYS` keys, or a key that is not an X key name 
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Literal
 
