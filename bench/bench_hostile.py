@@ -4,7 +4,7 @@ Cases (agent-side envs, tau2 source, scripted user):
 
 * ``calculate_40``: airline ``calculate`` of a product of 40 large powers;
 * ``cancel_20``: one action of 20 ``cancel_reservation`` calls on one reservation
-  (each call doubles its payment history, as in tau2);
+  (each call doubles its payment history, as in tau2); ``cancel_16``: 16 such calls;
 * ``grep_catastrophic``: banking ``grep`` with a catastrophically backtracking pattern;
 * ``text_10mb``: a 10 MB text message to the user.
 
@@ -33,6 +33,11 @@ CASES: dict[str, tuple[str, str, str]] = {
     "cancel_20": (
         "airline",
         json.dumps([{"name": "cancel_reservation", "arguments": {"reservation_id": "RESERVATION"}}] * 20),
+        json.dumps([{"name": "cancel_reservation", "arguments": {"reservation_id": "RESERVATION"}}]),
+    ),
+    "cancel_16": (  # the most calls one action may hold under the default limits
+        "airline",
+        json.dumps([{"name": "cancel_reservation", "arguments": {"reservation_id": "RESERVATION"}}] * 16),
         json.dumps([{"name": "cancel_reservation", "arguments": {"reservation_id": "RESERVATION"}}]),
     ),
     "grep_catastrophic": (
