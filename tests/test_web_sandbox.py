@@ -22,6 +22,7 @@ import pytest
 
 from userbench_env.surfaces.tasks import SurfaceTask, TraitCheck
 from userbench_env.surfaces.web.backend import WebBackend
+from userbench_env.surfaces.web.site import MAX_BLOCKED
 from userbench_env.surfaces.web.spec import WebOutput, WebSpec
 
 pytestmark = pytest.mark.browser
@@ -227,3 +228,17 @@ def test_page_server_runs_scrubbed_and_dies_whole_with_the_episode(tmp_path: Pat
     while Path(f"/proc/{child}").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not Path(f"/proc/{child}").exists()  # the server's own child went with its group
+
+
+def test_a_request_flood_keeps_a_bounded_log(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "flood.html").write_text("<h1>flood</h1><script>window.__n = 0; for (let i = 0; i < 3000; i++) "
+                                     "fetch('http://flood.example/' + i).catch(() => { window.__n++; });</script>")
+    backend = WebBackend(prewarm=False)
+    try:
+        backend.reset(_task(site, "flood.html"), None, 0)
+        backend.page_call(lambda page: page.wait_for_function("() => window.__n === 3000", timeout=60_000))
+        assert len(backend.blocked) == MAX_BLOCKED and backend.blocked[0].startswith("http://flood.example/")
+    finally:
+        backend.close()

@@ -32,6 +32,8 @@ from userbench_env.surfaces.tasks import SurfaceTask
 
 #: the private origin a task's own page is served from (``.test`` never resolves)
 ORIGIN = "http://site.userbench.test"
+#: how many refused URLs an episode records
+MAX_BLOCKED = 1000
 #: bounds on a page server's answer to one request
 SERVER_TIMEOUT_S, SERVER_MAX_BYTES = 30.0, 50 * 2**20
 #: request headers not forwarded to the page server (hop-by-hop, or set by urllib)
@@ -102,7 +104,7 @@ class Site:
             ctype = mimetypes.guess_type(urlsplit(url).path)[0] or "text/html"
             await route.fulfill(status=status, body=body, content_type=ctype)
             return
-        self.blocked.append(url)
+        self._refused(url)
         if request.is_navigation_request():
             await route.fulfill(status=204)  # a navigation answered "no content" stays on the page
         else:
@@ -120,9 +122,15 @@ class Site:
             return target.read_bytes(), 200
         return b"not found", 404
 
+    def _refused(self, url: str) -> None:
+        """Record a refused URL (the first :data:`MAX_BLOCKED`, each cut at 2,000 characters:
+        a page looping over requests cannot grow the log without bound)."""
+        if len(self.blocked) < MAX_BLOCKED:
+            self.blocked.append(url[:2000])
+
     async def block_websocket(self, ws: Any) -> None:
         """WebSocket route handler: record, never connect, close the page's end."""
-        self.blocked.append(ws.url)
+        self._refused(ws.url)
         await ws.close()
 
     def close(self) -> None:
