@@ -47,7 +47,7 @@ def inside(root: str | Path, name: str | Path, what: str) -> Path:
     followed) must still lie inside ``root``. ``what`` names the field in the error.
     """
     rel = Path(name)
-    if rel.is_absolute() or ".." in rel.parts or not str(name).strip():
+    if rel.is_absolute() or ".." in rel.parts or not str(name).strip() or "\x00" in str(name):
         raise TaskError(f"{what} {str(name)!r} must be a relative path inside {root}")
     base = Path(root).resolve()
     target = (base / rel).resolve()
