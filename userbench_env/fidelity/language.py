@@ -219,49 +219,58 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text).
-_AS_AGENT = re.compile(
+#: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
+#: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
+_AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
     # being an AI / a program / a simulated user, or talking about the simulation
-    r"\b(?:as an?|i'?m an?|i am an?|i'?m just an?|i am just an?|being an?|i'?m only an?|i am only an?)\s+"
-    r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
-    r"assistant|simulat\w*|program|machine|computer program|model)\b"
-    r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"
-    r"|\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data)\b"
-    r"|\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"
+    (("ai", "a.i.", "intelligence", "bot", "model", "llm", "assistant", "simulat", "program", "machine"),
+     r"\b(?:as an?|i'?m an?|i am an?|i'?m just an?|i am just an?|being an?|i'?m only an?|i am only an?)\s+"
+     r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
+     r"assistant|simulat\w*|program|machine|computer program|model)\b"
+     r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
+    (("role", "prompt", "instructions", "programming", "training"),
+     r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data)\b"),
+    (("have",),
+     r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
-    r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
-    r"|\bwhat brings you\b|\bhow can i be of\b|\bwhat (?:can|may) i (?:do|get) for you\b"
-    r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
-    r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
-    r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
-    r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b"
-    r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ (?:support|service|desk)"
-    r"|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b|\bhappy to help\b"
-    r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
-    r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
-    r"|\bwhat would you like (?:to do|me to|help)\b"
-    r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
-    r"|\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
-    r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?for your\b"
-    # role reversal: doing the agent's work on the customer's record, asking the agent for its credentials
-    r"|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
-    r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
-    r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
-    r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|confirm|share) (?:me )?(?:with )?your "
-    r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
-    r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
-)
+    (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of"),
+     r"\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
+     r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b"
+     r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
+     r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
+     r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
+     r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
+     r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
+     r"|\bwhat would you like (?:to do|me to|help)\b"
+     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"),
+    (("thank", "welcome", "feel free", "hesitate"),
+     r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
+     r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
+     r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
+    # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
+    (("your", "let me"),
+     r"\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
+     r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?"
+     r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
+     r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
+     r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
+     r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|confirm|share) (?:me )?(?:with )?your "
+     r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
+     r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"),
+))
 
 
 @lru_cache(maxsize=_CACHE)
 def speaks_as_agent(text: str) -> bool:
     """True when ``text`` speaks as the agent or about being an AI/simulated user (see
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk."""
-    return _AS_AGENT.search(_plain(text)) is not None
+    low = _plain(text)
+    return any(pattern.search(low) is not None for gates, pattern in _AS_AGENT if any(g in low for g in gates))
 
 
 #: A labelled value: an item's name, a linking word, the value up to the end of its clause.
-_LABELLED = re.compile(
+#: An item's name and a linking word ("my zip code is", "user id:"); what follows is the value.
+_LABEL = re.compile(
     r"\b(?P<label>user ?id|user ?name|username|login|account (?:id|number)|customer (?:id|number)|"
     r"order (?:number|id|no\.?|#)|reservation (?:number|id|code)|confirmation (?:number|code)|"
     r"booking (?:reference|number|code|id)|zip(?: ?code)?|postal code|post ?code|e-?mail(?: address)?|"
@@ -269,10 +278,13 @@ _LABELLED = re.compile(
     r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name)"
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
-    r"(?P<value>[^,;!?\n\"']+?)(?=[\"']|[,;!?\n]|\.(?:\s|$)|\s+(?:and|but|if|so|or|because|though|for|in case|that|which|"
-    r"since|as|to|from|with|please|thanks|i think|i believe)\b|$)",
-    re.I,
 )
+#: Where a labelled value ends: punctuation, a sentence end, or a joining word.
+_VALUE_END = re.compile(r"[\"',;!?\n]|\.(?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
+                        r"from|with|please|thanks|i think|i believe)\b|$")
+#: Words one of which every :data:`_LABEL` match contains (lower-cased).
+_LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
+                "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address")
 _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), k) for p, k in (
         (r"user ?id|user ?name|username|login|account|customer", "user_id"), (r"order", "order_id"),
@@ -310,9 +322,16 @@ def _value_shaped(kind: str, value: str) -> bool:
 def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     """(kind, value) pairs ``text`` states with the item's name ("my zip is 19123", "user id:
     dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`."""
-    out = []
-    for m in _LABELLED.finditer(text.replace("\u2019", "'")):
-        value = m.group("value").strip().rstrip(".")
+    out: list[tuple[str, str]] = []
+    text = text.replace("\u2019", "'")
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer: read the lower-cased text
+        text = low
+    if not any(gate in low for gate in _LABEL_GATES):
+        return ()
+    for m in _LABEL.finditer(low):  # patterns are lower case: searched without re.I, which is much slower
+        end = _VALUE_END.search(low, m.end() + 1)
+        value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
         kind = _label_kind(m.group("label"))
         if value and not _NOT_A_VALUE.match(value.lower()) and len(value) <= 60 and _value_shaped(kind, value):
             out.append((kind, value))
@@ -325,8 +344,8 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _DATES = (
     (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
     (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b"), "mdy"),
-    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b", re.I), "md"),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b", re.I), "dm"),
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md"),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm"),
 )
 
 
@@ -335,7 +354,9 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
     """The (month, day) pairs of the calendar dates ``text`` writes ("2024-05-20", "05/20/2024",
     "May 20th", "20 May"); a numeric d/m/y date is read both ways."""
     out: set[tuple[int, int]] = set()
-    text = _ISO_TIME.sub(r"\1 \2", text)
+    if _DIGIT.search(text) is None:
+        return frozenset()
+    text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
     for pattern, order in _DATES:
         for m in pattern.finditer(text):
             a, b = m.group(1), m.group(2)
@@ -351,14 +372,17 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
 
 
 _ISO_TIME = re.compile(r"(\d)T(\d)")
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b", re.I)
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b")
+_DIGIT = re.compile(r"\d")
 
 
 @lru_cache(maxsize=_CACHE)
 def clock_times(text: str) -> frozenset[int]:
     """The clock times ``text`` writes ("3pm", "3:45 p.m.", "15:45"), as minutes after midnight."""
-    out = set()
-    for m in _TIME.finditer(_ISO_TIME.sub(r"\1 \2", text)):
+    out: set[int] = set()
+    if _DIGIT.search(text) is None:
+        return frozenset()
+    for m in _TIME.finditer(_ISO_TIME.sub(r"\1 \2", text).lower()):
         if m.group(3):
             hour, minute = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0), int(m.group(2) or 0)
         else:
@@ -370,10 +394,12 @@ def clock_times(text: str) -> frozenset[int]:
 
 #: A run of alphanumeric chunks, each holding a digit or being 1-4 capital letters, joined by
 #: single spaces or dashes ("W 552 1876", "5521-0087-AB", "K7 PX 2M", "#W2378156").
-_ID_RUN = re.compile(r"(?<![\w$.,/:])#?\s?(?:(?:(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)[A-Z]{2,4}|[A-Z](?=[ -]?\d)|[A-Za-z]*\d[A-Za-z\d]*)"
-                     r"(?:[ -](?=(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)[A-Z]{2,4}\b|[A-Z][ -]?\d|[A-Za-z]*\d)|(?=\b)))+"
-                     r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars|usd|bucks|items?|bags?|minutes?|hours?|"
-                     r"days?|weeks?|months?|years?|am|pm|a\.m|p\.m)\b)")
+_NOT_ID = r"(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)"
+_ID_RUN = re.compile(
+    rf"(?<![\w$.,/:])#?\s?(?:{_NOT_ID}[A-Z]{{1,4}}[ -]?)?[A-Za-z]*\d[A-Za-z\d]*"
+    rf"(?:[ -][A-Za-z]*\d[A-Za-z\d]*|[ -]{_NOT_ID}[A-Z]{{2,4}}\b(?![ -]?[a-z])|-{_NOT_ID}[A-Z]{{1,4}}\b)*"
+    r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars|usd|bucks|items?|bags?|minutes?|hours?|"
+    r"days?|weeks?|months?|years?|am|pm|a\.m|p\.m)\b)")
 
 
 #: Digit groups in parentheses or dotted ("(555) 282", "555.282"): rewritten with a dash.
@@ -385,7 +411,9 @@ def id_runs(text: str) -> tuple[str, ...]:
     """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
     least four digits, or two digits and five characters: what an identifier of any shape
     looks like; amounts, quantities with units, dates, times and years are not runs."""
-    out = []
+    out: list[str] = []
+    if _DIGIT.search(text) is None:
+        return ()
     for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
         key = id_key(m.group(0))
         digits = sum(c.isdigit() for c in key)
@@ -395,22 +423,25 @@ def id_runs(text: str) -> tuple[str, ...]:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
 
 
 @lru_cache(maxsize=_CACHE)
 def years(text: str) -> frozenset[str]:
     """The years (1900-2099) ``text`` writes as words of their own ("1975", "05/11/1996")."""
-    return frozenset(m.group(0) for m in re.finditer(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)", text))
+    return frozenset(_YEARS.findall(text))
 
 
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?|\b(\d[\d,]*)(?:\.(\d{1,2}))?\s?(?:dollars|usd|bucks)\b", re.I)
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?|\b(\d[\d,]*)(?:\.(\d{1,2}))?\s?(?:dollars|usd|bucks)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
     """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50"), as
     their whole-dollar digits ("349", "200", "1000")."""
-    return frozenset((m.group(1) or m.group(3)).replace(",", "") for m in _MONEY.finditer(text))
+    if _DIGIT.search(text) is None:
+        return frozenset()
+    return frozenset((m.group(1) or m.group(3)).replace(",", "") for m in _MONEY.finditer(text.lower()))
 
 
 _NUMBER = re.compile(r"\d[\d,]*")
@@ -422,25 +453,29 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(text))
 
 
-_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def month_days(text: str) -> frozenset[int]:
     """The days of the month ``text`` names without a month ("on the 3rd")."""
-    return frozenset(int(d) for d in _DAY_ONLY.findall(text) if 1 <= int(d) <= 31)
+    if _DIGIT.search(text) is None:
+        return frozenset()
+    return frozenset(int(d) for d in _DAY_ONLY.findall(text.lower()) if 1 <= int(d) <= 31)
 
 
 _STREET = re.compile(
     r"\b(\d{1,6})\s+((?:[a-z]+\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
-    r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b", re.I)
+    r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def street_addresses(text: str) -> tuple[str, ...]:
     """The street addresses ``text`` writes, each as its :func:`id_key` of house number and
     street name ("123 Main Street" and "123 main st." both read ``123main``)."""
-    return tuple(id_key(m.group(1) + m.group(2)) for m in _STREET.finditer(text))
+    if _DIGIT.search(text) is None:
+        return ()
+    return tuple(id_key(m.group(1) + m.group(2)) for m in _STREET.finditer(text.lower()))
 
 
 def clear_caches() -> None:

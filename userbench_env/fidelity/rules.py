@@ -336,9 +336,10 @@ class DumpsBlueprint(Rule):
     recited when the message holds enough of its words (a third, at least 2, at most
     :data:`RECITE_CAP`; all of a sentence of one or two words), and each
     further recited sentence must bring a word the ones before it did not (two sentences
-    restating one goal are one recital; a sentence whose words another holds is dropped). The reason's ``fallback`` sentences (its
-    conditions and alternatives) count, but a recital of them alone is the user stating
-    why they call: some recited sentence must come from beyond the reason. A message one sentence short of a
+    restating one goal are one recital; a sentence whose words another holds is dropped).
+    The reason's ``fallback`` sentences (its conditions and alternatives) count, except
+    when stated word for word with the reason (the reason for calling as the scenario
+    words it is the user's opening). A message one sentence short of a
     dump whose next-best sentence is nearly recited is borderline: its verdict is marked
     for the judge (:meth:`Rule.unsure`). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
@@ -356,11 +357,12 @@ class DumpsBlueprint(Rule):
         for c in criteria:
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
-            read = [(content_stems(sentence) - exempt, sentence in fallback) for sentence in c.params["sentences"]]
+            read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "")
+                    for sentence in c.params["sentences"]]
             frequency = Counter(w for words, _ in read for w in words)
             topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
             read = [(words - topic, reason) for words, reason in read]
-            sentences: list[tuple[frozenset[str], int, bool]] = []
+            sentences: list[tuple[frozenset[str], int, str]] = []
             for i, (words, reason) in enumerate(read):
                 # a sentence whose words another one holds says nothing that one does not
                 if words - {NEGATION} and not any(words < other or (words == other and j < i)
@@ -385,19 +387,24 @@ class DumpsBlueprint(Rule):
                     copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum):
                 self.fail(cid, turn)
                 continue
-            matched = sorted(((words & said, need, reason) for words, need, reason in sentences),
-                             key=lambda m: len(m[0]) / m[1], reverse=True)
+            matched = [(shared, need, reason) for words, need, reason in sentences
+                       if len(shared := words & said) >= need * UNSURE_SHARE]
+            if len(matched) < minimum:
+                self.passed(cid, turn)
+                continue
+            matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
             used: set[str] = set()
             recited = 0
-            beyond = near = False  # some recited sentence is not the reason's; a nearly recited one
+            near = False  # a sentence nearly recited
             for shared, need, reason in matched:
+                if reason and reason in normalize(text):
+                    continue  # the reason's fallback as the scenario words it: the reason for calling, stated
                 if len(shared) >= need and (not used or shared - used - {NEGATION}):
                     recited += 1
                     used |= shared
-                    beyond = beyond or not reason
                 elif len(shared) >= need * UNSURE_SHARE and shared - used:
                     near = True
-            if recited >= minimum and beyond:
+            if recited >= minimum:
                 self.fail(cid, turn)
             else:
                 self.passed(cid, turn)
@@ -406,6 +413,7 @@ class DumpsBlueprint(Rule):
 
 
 _LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
+_DIGIT = re.compile(r"\d")
 #: An all-capital word of five letters or more: a code when it answers a request.
 _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
 
@@ -507,6 +515,18 @@ class InventedInformation(Rule):
         self._read_heard()
         return token in self._heard or id_key(token) in self._keys
 
+    def _invented_number(self, text: str) -> bool:
+        """True when ``text`` states an id-like run, a date, a day, an amount, a year, a clock
+        time or a street address that nothing heard holds."""
+        self._read_heard()
+        if not all(run in self._keys or self._heard_apart(run) for run in id_runs(text)):
+            return True
+        if not dates(text) <= self._dates or not month_days(text) <= {day for _, day in self._dates} | self._days:
+            return True
+        if not (amounts(text) | years(text)) <= self._numbers or not clock_times(text) <= self._times:
+            return True
+        return any(street not in self._heard_key for street in street_addresses(text))
+
     def _heard_apart(self, run: str) -> bool:
         """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
         and a zip code)."""
@@ -554,24 +574,11 @@ class InventedInformation(Rule):
                 invented, borderline = self._invented_value(kind, value)
                 if invented:
                     break
-        if not invented and (runs := id_runs(text) + self._coded_answer(text)):
+        if not invented and _DIGIT.search(text) is not None:  # the readings below all need a digit
+            invented = self._invented_number(text)
+        if not invented and (codes := self._coded_answer(text)):
             self._read_heard()
-            invented = not all(run in self._keys or self._heard_apart(run) for run in runs)
-        if not invented and (stated_dates := dates(text)):
-            self._read_heard()
-            invented = not stated_dates <= self._dates
-        if not invented and (days := month_days(text)):
-            self._read_heard()
-            invented = not days <= {day for _, day in self._dates} | self._days
-        if not invented and (money := amounts(text) | years(text)):
-            self._read_heard()
-            invented = not money <= self._numbers
-        if not invented and (times := clock_times(text)):
-            self._read_heard()
-            invented = not times <= self._times
-        if not invented and (streets := street_addresses(text)):
-            self._read_heard()
-            invented = any(street not in self._heard_key for street in streets)
+            invented = not set(codes) <= self._keys
         if invented or not self._settled:
             self.settle_all(turn, invented)
             if borderline:
@@ -676,10 +683,10 @@ class UnexecutedAction(_Requests, _Observed):
     def user_text(self, turn: int, text: str) -> None:
         claimed = claimed_actions(text, self.tools)
         called = self.feed.called_since_agent()
-        if not claimed and (called and all(self.verdict(cid) == "pass" for cid in self.ids) or not self._generic(text)):
-            return  # no claim, or a generic claim after a tool call once the criterion passed: nothing changes
+        if not claimed and called and all(self.verdict(cid) == "pass" for cid in self.ids):
+            return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
-        generic = bool(self.requested) and self._generic(text)
+        generic = bool(self.requested) and self._generic(text)  # a claim naming no action needs a request
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
