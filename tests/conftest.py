@@ -16,8 +16,6 @@ import pytest
 import resources
 from userbench_env.datapaths import TAU2_ENV_VAR, Tau2DataNotFound
 
-ROOT = Path(__file__).resolve().parents[1]
-
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1")
 if TAU2_ENV_VAR not in os.environ and (_shared_tau2 := resources.shared_folder(TAU2_ENV_VAR, "tau2-data", "domains")):
@@ -30,8 +28,8 @@ def _missing_resource(exc: BaseException) -> None:
     resources.go_without(f"{type(exc).__name__}: {exc}", resource)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item):
+def _missing_as_skip(item):
+    """Hook wrapper of a test's setup and call: a missing-resource error becomes a named skip."""
     try:
         return (yield)
     except resources.MISSING_ERRORS as exc:
@@ -39,13 +37,8 @@ def pytest_runtest_setup(item):
     _missing_resource(missing)  # outside the handler: a one-line reason, no chained traceback
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item):
-    try:
-        return (yield)
-    except resources.MISSING_ERRORS as exc:
-        missing = exc
-    _missing_resource(missing)  # outside the handler: a one-line reason, no chained traceback
+pytest_runtest_setup = pytest.hookimpl(wrapper=True)(_missing_as_skip)
+pytest_runtest_call = pytest.hookimpl(wrapper=True)(_missing_as_skip)
 
 
 @pytest.hookimpl(wrapper=True)
