@@ -5,7 +5,6 @@ one-line error, never a traceback."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
