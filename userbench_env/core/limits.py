@@ -74,7 +74,8 @@ class InvalidInput(ValueError):
 
 
 class NotJson(InvalidInput):
-    """Text given as JSON does not parse (as opposed to parsing into something the policy refuses)."""
+    """Text given as JSON does not parse (as opposed to parsing into something the policy
+    refuses); the message is the decoder's."""
 
 
 def resolve_limits(limits: InputLimits | Mapping[str, Any] | None) -> InputLimits:
@@ -146,7 +147,7 @@ def decode_json(text: str, limits: InputLimits = DEFAULT_LIMITS) -> Any:
     except RecursionError:
         raise InvalidInput(f"the action is nested more than {limits.max_depth} levels deep") from None
     except ValueError as exc:  # JSONDecodeError, and integers past Python's digit limit
-        raise NotJson(f"the action is not JSON: {exc}") from None
+        raise NotJson(str(exc)) from None
     problem = value_problem(value, limits)
     if problem is not None:
         raise InvalidInput(problem)

@@ -58,6 +58,8 @@ def _call(raw: Any, limits: InputLimits) -> ToolCall:
     if isinstance(arguments, str):
         try:
             arguments = decode_json(arguments, limits) if arguments.strip() else {}
+        except NotJson as exc:
+            raise _Invalid(f"arguments of {name!r} are not valid JSON: {exc}") from None
         except InvalidInput as exc:
             raise _Invalid(f"arguments of {name!r}: {exc}") from None
     if arguments is None:
@@ -117,7 +119,7 @@ def parse_action(action: Any, limits: InputLimits = DEFAULT_LIMITS) -> AgentActi
                 decoded = decode_json(stripped, limits)
             except NotJson as exc:
                 if stripped[0] == "{":
-                    raise _Invalid(str(exc)) from None
+                    raise _Invalid(f"action looks like JSON but does not parse: {exc}") from None
                 return AgentAction(text=action)
             except InvalidInput as exc:
                 raise _Invalid(str(exc)) from None

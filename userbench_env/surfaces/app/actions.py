@@ -91,7 +91,7 @@ def parse_action(text: str, width: int, height: int) -> AppAction:
     try:
         data = decode_json(text)
     except NotJson as exc:
-        raise ValueError(str(exc)) from exc
+        raise ValueError(f"not JSON ({exc})") from exc
     if isinstance(data, dict) and isinstance(data.get("action"), dict):
         data = data["action"]
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
