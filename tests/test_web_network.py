@@ -132,6 +132,18 @@ def test_declared_page_server_is_used_and_still_fenced(tmp_path: Path, outside_s
     assert server.poll() is not None  # the page server stops with the episode
 
 
+def test_silent_page_server_is_rejected_in_time(tmp_path: Path, monkeypatch) -> None:
+    """A server that never prints its port cannot stall the reset; it is killed."""
+    from userbench_env.surfaces.web import site as site_module
+
+    monkeypatch.setattr(site_module, "SERVER_TIMEOUT_S", 1.0)
+    site = _site(tmp_path, "http://127.0.0.1:9")
+    (site / "server.py").write_text("import os, time\nopen('pid', 'w').write(str(os.getpid()))\ntime.sleep(600)\n")
+    with pytest.raises(RuntimeError, match="did not print its port as JSON within 1 s"):
+        WebBackend().reset(_task(site, server=[sys.executable, "server.py"]), None, 0)
+    assert not Path(f"/proc/{(site / 'pid').read_text()}").exists()
+
+
 def test_page_server_without_port_line_is_rejected(tmp_path: Path) -> None:
     site = _site(tmp_path, "http://127.0.0.1:9")
     (site / "server.py").write_text("print('hello')\n")

@@ -17,6 +17,7 @@ process group, killed with the episode (:mod:`userbench_env.surfaces.sandbox`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import mimetypes
 import subprocess
@@ -34,7 +35,7 @@ from userbench_env.surfaces.tasks import SurfaceTask
 ORIGIN = "http://site.userbench.test"
 #: how many refused URLs an episode records
 MAX_BLOCKED = 1000
-#: bounds on a page server's answer to one request
+#: bounds on a page server's start (its port line) and its answer to one request
 SERVER_TIMEOUT_S, SERVER_MAX_BYTES = 30.0, 50 * 2**20
 #: request headers not forwarded to the page server (hop-by-hop, or set by urllib)
 _DROPPED_HEADERS = {"host", "connection", "content-length", "transfer-encoding", "accept-encoding"}
@@ -76,19 +77,27 @@ class Site:
 
     def _start_server(self, command: list[str]) -> None:
         """Start the task's page server in its site folder (scrubbed environment, own
-        process group); it prints ``{"port": N}`` first (the rest of its output is
-        drained and dropped)."""
+        process group); it prints ``{"port": N}`` first, within ``SERVER_TIMEOUT_S`` (the
+        rest of its output is drained and dropped)."""
         self._server = spawn(command, self.root or ".", scrubbed_env(), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        assert self._server.stdout is not None
-        first = self._server.stdout.readline()
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, errors="replace")
+        stdout = self._server.stdout
+        assert stdout is not None
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.append(stdout.readline(4096)), daemon=True)
+        reader.start()
+        reader.join(SERVER_TIMEOUT_S)
+        first = lines[0] if lines else ""
         try:
             port = int(json.loads(first)["port"])
-        except (ValueError, KeyError, TypeError) as exc:
+            if not 0 < port < 65536:
+                raise ValueError(port)
+        except (ValueError, KeyError, TypeError, RecursionError) as exc:
             self.close()
-            raise RuntimeError(f"page server {command} did not print its port as JSON: {first!r}") from exc
+            raise RuntimeError(f"page server {command} did not print its port as JSON within "
+                               f"{SERVER_TIMEOUT_S:g} s: {first[:200]!r}") from exc
         self.server_origin = f"http://127.0.0.1:{port}"
-        threading.Thread(target=self._server.stdout.read, name="page-server-drain", daemon=True).start()
+        threading.Thread(target=_drain, args=(stdout,), name="page-server-drain", daemon=True).start()
 
     async def handle(self, route: Any) -> None:
         """Playwright route handler: serve our origin, relay the page server, refuse the rest."""
@@ -140,6 +149,13 @@ class Site:
             if self._server.stdout:
                 self._server.stdout.close()
             self._server = None
+
+
+def _drain(stream: Any) -> None:
+    """Read ``stream`` to its end, keeping nothing (a stream closed under us ends it too)."""
+    with contextlib.suppress(ValueError, OSError):
+        while stream.read(65536):
+            pass
 
 
 class _NoRedirects(urllib.request.HTTPRedirectHandler):
