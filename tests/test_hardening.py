@@ -351,3 +351,49 @@ def test_a_step_after_the_end_is_an_empty_terminal_step(index: int) -> None:
     again = env.step("anything at all")
     assert again[0] == "" and again[1] == 0.0 and again[2:4] == result[2:4]
     assert again[4]["episode"] == result[4]["episode"]
+
+
+# -- other producers of tool calls: proxies and the tool-call wrapper ----------------------------
+
+
+def test_a_proxys_tool_call_against_the_policy_is_neither_run_nor_kept(tmp_path) -> None:
+    from userbench_env.core.messages import ToolCall
+    from userbench_env.proxies.base import UserTurn
+    from userbench_env.proxies.scripted import ScriptedUserProxy
+
+    deep: dict = {}
+    node = deep
+    for _ in range(400):
+        node["k"] = {}
+        node = node["k"]
+
+    class DeepCaller(ScriptedUserProxy):
+        """The scripted user, but its first answer after the opening is a deeply nested tool call."""
+
+        calls = 0
+
+        def respond(self, view):
+            if any(m.role == "user" for m in view.messages) and not self.calls:
+                self.calls += 1
+                return UserTurn(tool_call=ToolCall(name="toggle_airplane_mode", arguments=deep, requestor="user"))
+            return super().respond(view)
+
+    env = ConversationEnv("telecom", user_proxy=DeepCaller(), on_proxy_error="record")
+    env.reset(seed=0)
+    env.step("Could you restart your phone?")
+    call = next(m for m in env.messages if m.role == "user" and m.tool_calls)
+    answer = next(m for m in env.messages if m.role == "tool" and m.requestor == "user")
+    assert call.tool_calls[0].arguments == {} and answer.error
+    assert answer.content == "Error: invalid tool call: the action is nested more than 32 levels deep"
+    store = EpisodeStore(tmp_path / "runs.jsonl")
+    store.append({"key": "k", "messages": [m.model_dump(mode="json") for m in env.messages]})
+    assert len(list(store.records())) == 1
+
+
+def test_the_tool_call_wrapper_passes_deep_json_on_to_the_env() -> None:
+    from userbench_env.wrappers.toolcalls import parse_tool_calls
+
+    deep = '{"a": ' * 5000 + "1" + "}" * 5000
+    for text in (f'<tool_call>{{"name": "calculate", "arguments": {deep}}}</tool_call>', f"<function=calculate>{deep}</function>"):
+        action = parse_tool_calls(text)
+        assert parse_action(action).error  # the env rejects it with a reason; nothing raised

@@ -36,7 +36,7 @@ def _calls_from_json(blob: str) -> list[dict[str, Any]] | None:
     """Calls in a JSON object/list blob; a single broken call when it does not parse."""
     try:
         decoded = json.loads(blob)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested past the stack
         found = _NAME.search(blob)
         return [_call(found.group(1) if found else "", blob)]  # unparseable: the env reports it
     items = decoded if isinstance(decoded, list) else [decoded]
@@ -56,7 +56,7 @@ def parse_tool_calls(text: str) -> Any:
             if pattern is _LLAMA:
                 try:
                     arguments: Any = json.loads(found.group(2) or "{}")
-                except ValueError:
+                except (ValueError, RecursionError):
                     arguments = found.group(2)
                 parsed: list[dict[str, Any]] | None = [_call(found.group(1), arguments)]
             else:

@@ -65,7 +65,7 @@ from userbench_env.envs.actions import parse_action
 from userbench_env.envs.conventions import positive_int
 from userbench_env.envs.machine import adrive, drive
 from userbench_env.envs.info import Counters, episode_summary, step_info
-from userbench_env.core.limits import InputLimits, clip_observation, resolve_limits
+from userbench_env.core.limits import InputLimits, arguments_problem, clip_observation, resolve_limits, value_problem
 from userbench_env.envs.spaces import AnyText
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.grading import grade_criteria
@@ -348,8 +348,13 @@ class ConversationEnv(gym.Env[str, str]):
     def _run_user_call(self, turn: int, reply: UserTurn, count: int) -> None:
         assert reply.tool_call is not None
         call = reply.tool_call.model_copy(update={"id": reply.tool_call.id or f"user_call_{turn}_{count}", "requestor": "user"})
+        problem = value_problem(call.arguments, self.limits) or arguments_problem(call.arguments, self.limits)
+        if problem is not None:  # a proxy's arguments against the input policy: neither run nor kept
+            call = call.model_copy(update={"arguments": {}})
         request = Message(role="user", content=reply.text, tool_calls=[call], turn=turn)
-        if count > self.max_user_tool_calls:
+        if problem is not None:
+            result = ToolResult(content=f"Error: invalid tool call: {problem}", error=True)
+        elif count > self.max_user_tool_calls:
             result = ToolResult(
                 content=f"Error: at most {self.max_user_tool_calls} tool calls per turn; answer the agent in text.", error=True
             )

@@ -86,7 +86,9 @@ def chat_to_view(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | N
 def parse_arguments(raw: Any) -> dict[str, Any]:
     """Tool-call arguments as a dict: a JSON object string (or an already-parsed dict).
 
-    An empty string means no arguments. Raises ``ValueError`` on anything else.
+    An empty string means no arguments. Raises ``ValueError`` on anything else (JSON
+    nested past the stack included); the input policy itself is applied by the env that
+    runs the call.
     """
     if isinstance(raw, dict):
         return raw
@@ -94,7 +96,7 @@ def parse_arguments(raw: Any) -> dict[str, Any]:
         return {}
     try:
         parsed = json.loads(raw)
-    except (TypeError, json.JSONDecodeError) as exc:
+    except (TypeError, ValueError, RecursionError) as exc:
         raise ValueError(f"tool-call arguments are not valid JSON: {raw!r}") from exc
     if not isinstance(parsed, dict):
         raise ValueError(f"tool-call arguments are not a JSON object: {raw!r}")
