@@ -6,7 +6,8 @@ Cases (agent-side envs, tau2 source, scripted user):
 * ``cancel_20``: one action of 20 ``cancel_reservation`` calls on one reservation
   (each call doubles its payment history, as in tau2); ``cancel_16``: 16 such calls;
 * ``grep_catastrophic``: banking ``grep`` with a catastrophically backtracking pattern;
-* ``text_10mb``: a 10 MB text message to the user.
+* ``text_10mb``: a 10 MB text message to the user; ``text_100k``: the longest text the
+  default limits accept.
 
 Each case runs in its own process killed after ``--cap`` seconds (reported as ``>cap``),
 so the numbers before the input policy (which may hang) and after it are comparable.
@@ -45,6 +46,7 @@ CASES: dict[str, tuple[str, str, str]] = {
         json.dumps({"name": "grep", "arguments": {"pattern": r"(\w+\s?)+\$\$\$"}}),
         json.dumps({"name": "grep", "arguments": {"pattern": "credit card"}}),
     ),
+    "text_100k": ("airline", ("Could you tell me your user id? " * 3_200)[:100_000], "Could you tell me your user id?"),
     "text_10mb": ("airline", "Could you tell me your user id? " * 330_000, "Could you tell me your user id?"),
 }
 
