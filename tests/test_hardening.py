@@ -175,6 +175,34 @@ def test_a_tool_past_its_budget_answers_an_error_and_nothing_leaks(in_thread: bo
     assert not quick.error and quick.content == "done" and survived == "survived"
 
 
+def test_budgets_straddling_their_deadlines_in_many_threads_never_leak_a_timeout() -> None:
+    import random
+
+    class Busy(Toolkit):
+        @tool()
+        def busy(self, seconds: float) -> str:
+            """Spin for ``seconds``."""
+            _busy(seconds)
+            return "ok"
+
+    kit, escaped, outcomes = Busy(None), [], []
+
+    def run(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            outcomes.extend(kit.call("busy", {"seconds": rng.uniform(0, 0.02)}, 0.01).error for _ in range(150))
+            _busy(0.2)
+        except BaseException as exc:  # noqa: BLE001 - a leaked timeout is exactly what this test looks for
+            escaped.append(repr(exc))
+
+    workers = [threading.Thread(target=run, args=(seed,)) for seed in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+    assert not escaped and len(outcomes) == 600 and any(outcomes) and not all(outcomes)
+
+
 def test_calculate_bounds_products_of_powers() -> None:
     for expression in ("*".join(["9**99999"] * 40), "*".join(["9**9999"] * 40), "(2**40000)*(2**40000)"):
         with pytest.raises(OverflowError):

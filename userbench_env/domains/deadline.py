@@ -46,7 +46,10 @@ class _Watchdog:
     """One daemon thread firing :class:`ToolTimeout` into threads whose budget ran out."""
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
+        # Callers take the C-level lock directly (``with self._lock``): a timeout landing in
+        # a Python-level ``Condition.__enter__`` could leave the lock held for good.
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
         self._heap: list[tuple[float, int]] = []
         self._live: dict[int, _Armed] = {}
         self._ids = itertools.count()
@@ -54,7 +57,7 @@ class _Watchdog:
 
     def arm(self, seconds: float) -> int:
         """Open a budget of ``seconds`` for the calling thread; its token."""
-        with self._cond:
+        with self._lock:
             token = next(self._ids)
             armed = _Armed(threading.get_ident(), time.monotonic() + seconds)
             self._live[token] = armed
@@ -69,7 +72,7 @@ class _Watchdog:
     def disarm(self, token: int) -> bool:
         """Close a budget (idempotent); whether it fired. A fired exception that has not
         been raised yet is withdrawn, so nothing is raised after this returns."""
-        with self._cond:
+        with self._lock:
             armed = self._live.pop(token, None)
             if armed is None:
                 return True
