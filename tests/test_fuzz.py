@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 import userbench_env  # noqa: F401  (registers the ids)
 from userbench_env.core.limits import DEFAULT_LIMITS
 
-#: generous wall-clock bound of one step (the tool budget is 3 s; no input here needs it)
+#: generous wall-clock bound of one step (the tool budget is 5 s; no input here comes near it)
 STEP_SECONDS = 10.0
 #: bound on the traced memory one step may add (peak over the step)
 STEP_MEMORY = 64 * 2**20

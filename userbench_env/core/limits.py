@@ -40,8 +40,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-#: Default time budget of one tool call, in seconds (tools answer in milliseconds).
-DEFAULT_TOOL_SECONDS = 3.0
+#: Default time budget of one tool call, in seconds: tools answer in milliseconds (the
+#: slowest legitimate call, banking's first ``KB_search`` building its index, takes about
+#: a second on a heavily loaded machine), so only a runaway call meets it.
+DEFAULT_TOOL_SECONDS = 5.0
 
 #: Largest integer (in bits) an action may carry: its decimal text stays under Python's
 #: 4300-digit conversion limit, so every accepted action can be written to the store.
@@ -63,7 +65,7 @@ class InputLimits(BaseModel):
     max_observation_chars: int = Field(200_000, ge=200, description="characters of one observation (the observation space's max_length)")
     max_result_chars: int = Field(1_000_000, ge=1, description="characters of one tool result; over it the episode ends")
     tool_seconds: float = Field(DEFAULT_TOOL_SECONDS, gt=0, description="time budget of one tool call")
-    action_seconds: float = Field(10.0, gt=0, description="time budget shared by the tool calls of one action")
+    action_seconds: float = Field(15.0, gt=0, description="time budget shared by the tool calls of one action")
 
 
 DEFAULT_LIMITS = InputLimits()
