@@ -24,7 +24,8 @@ Four measures, for tau2 airline, retail and telecom with the scripted oracle age
 * cold: the tracker alone replaying the recorded transcripts (compiled plans, as envs cache
   them), per message, with its memoized readings cleared before every replay.
 
-Run: ``USERBENCH_TAU2_DATA=... python bench/bench_fidelity.py``.
+Run: ``USERBENCH_TAU2_DATA=... python bench/bench_fidelity.py [--tasks 30 --rounds 8 --repeats 15]``
+(fewer for a quick look: ``--tasks 10 --rounds 4 --repeats 5``).
 """
 from __future__ import annotations
 
@@ -275,4 +276,11 @@ def main(tasks_per_domain: int = 30, rounds: int = 8, repeats: int = 15) -> None
 
 
 if __name__ == "__main__":
-    main()
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Cost of the incremental rule checks in step() (see the module docstring).")
+    parser.add_argument("--tasks", type=int, default=30, help="tasks per domain (default: 30)")
+    parser.add_argument("--rounds", type=int, default=8, help="ABBA rounds per task and repetition (default: 8)")
+    parser.add_argument("--repeats", type=int, default=15, help="independent A/B repetitions (default: 15)")
+    args = parser.parse_args()
+    main(args.tasks, args.rounds, args.repeats)

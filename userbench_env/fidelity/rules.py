@@ -63,7 +63,6 @@ from userbench_env.fidelity.language import (
     street_addresses,
 )
 from userbench_env.fidelity.text import (
-    MIN_SENTENCE_TOKENS,
     PROBLEM_STATES,
     ToolMentions,
     asked_among,
@@ -99,13 +98,15 @@ class Feed:
     calls named in the tracker's ``agent_call_names``). ``called_at``: per user tool, the
     clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
     turn of its first request. The clock counts agent texts and user calls, so requests
-    and calls can be ordered.
+    and calls can be ordered. ``ambiguous``: some rule marked a verdict it could not decide
+    (:meth:`Rule.unsure`).
     """
 
-    __slots__ = ("agent", "called_at", "calls", "clock", "first_asked", "kinds", "user_calls")
+    __slots__ = ("agent", "ambiguous", "called_at", "calls", "clock", "first_asked", "kinds", "user_calls")
 
     def __init__(self, kinds: frozenset[str] = frozenset()):
         self.clock = 0
+        self.ambiguous = False
         self.agent: list[tuple[int, int, str, frozenset[str]]] = []
         self.user_calls: list[tuple[int, ToolCall, ToolResult]] = []
         self.calls: list[ToolCall] = []
@@ -234,6 +235,7 @@ class Rule:
         if "ambiguous" not in entry:
             criterion = next(c for c in self.criteria if c.id == cid)
             entry.update(ambiguous=turn, statement=criterion.statement, grounding=criterion.grounding)
+            self.feed.ambiguous = True
 
     def settle_all(self, turn: int, bad: bool) -> None:
         """Every criterion of the rule applies at ``turn``: fail them all when ``bad``, else
@@ -371,20 +373,26 @@ class DumpsBlueprint(Rule):
                     sentences.append((words, need, reason))
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
-        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _ in sentences))
+        # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
+        # (normalizing grows a text by at most one character per "'m")
+        shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair in compiled for forms in pair
+                        if len(forms) >= minimum), default=0) * 3 // 4
+        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _ in sentences)), shortest
 
     def start(self) -> None:
-        self._sentences, self._vocabulary = self.compiled
+        self._sentences, self._vocabulary, self._shortest = self.compiled
 
     def user_text(self, turn: int, text: str) -> None:
         said = content_stems(text) & self._vocabulary
-        if len(said) < 2 and len(text) < 2 * MIN_SENTENCE_TOKENS:  # too little to recite two sentences either way
+        whole = len(text) >= self._shortest  # long enough to hold word-for-word recitals
+        if len(said) < 2 and not whole:  # too little to recite two sentences either way
             if not self._settled:
                 self.settle_all(turn, False)
             return
+        normalized = normalize(text) if whole else ""
         for cid, sentences, minimum, (verbatim, copied) in self._sentences:
-            if (verbatim and sum(1 for sentence in verbatim if sentence in normalize(text)) >= minimum) or (
-                    copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum):
+            if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
+                    copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
                 self.fail(cid, turn)
                 continue
             matched = [(shared, need, reason) for words, need, reason in sentences
@@ -397,7 +405,7 @@ class DumpsBlueprint(Rule):
             recited = 0
             near = False  # a sentence nearly recited
             for shared, need, reason in matched:
-                if reason and reason in normalize(text):
+                if reason and reason in (normalized or normalize(text)):
                     continue  # the reason's fallback as the scenario words it: the reason for calling, stated
                 if len(shared) >= need and (not used or shared - used - {NEGATION}):
                     recited += 1
@@ -503,10 +511,11 @@ class InventedInformation(Rule):
             self._heard_key = f"{self._heard_key}\0{said}"
             for text in fresh:
                 self._keys |= heard_keys(text)
-                self._dates |= dates(text)
-                self._days |= month_days(text)
-                self._times |= clock_times(text)
-                self._numbers |= numbers(text)
+                if _DIGIT.search(text) is not None:
+                    self._dates |= dates(text)
+                    self._days |= month_days(text)
+                    self._times |= clock_times(text)
+                    self._numbers |= numbers(text)
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
 
     def heard(self, token: str) -> bool:
@@ -518,14 +527,18 @@ class InventedInformation(Rule):
     def _invented_number(self, text: str) -> bool:
         """True when ``text`` states an id-like run, a date, a day, an amount, a year, a clock
         time or a street address that nothing heard holds."""
+        runs, stated, days, money = id_runs(text), dates(text), month_days(text), amounts(text) | years(text)
+        times, streets = clock_times(text), street_addresses(text)
+        if not (runs or stated or days or money or times or streets):
+            return False
         self._read_heard()
-        if not all(run in self._keys or self._heard_apart(run) for run in id_runs(text)):
+        if not all(run in self._keys or self._heard_apart(run) for run in runs):
             return True
-        if not dates(text) <= self._dates or not month_days(text) <= {day for _, day in self._dates} | self._days:
+        if not stated <= self._dates or not days <= {day for _, day in self._dates} | self._days:
             return True
-        if not (amounts(text) | years(text)) <= self._numbers or not clock_times(text) <= self._times:
+        if not money <= self._numbers or not times <= self._times:
             return True
-        return any(street not in self._heard_key for street in street_addresses(text))
+        return any(street not in self._heard_key for street in streets)
 
     def _heard_apart(self, run: str) -> bool:
         """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
@@ -546,18 +559,21 @@ class InventedInformation(Rule):
         """(invented, borderline) for a labelled ``value`` of ``kind``."""
         if kind == "date":
             stated = dates(value)
-            return bool(stated) and not stated <= self._dates, False
+            if not stated:
+                return False, False
+            self._read_heard()
+            return not stated <= self._dates, False
         key = id_key(value)
-        if not key:
-            return False, False
-        self._read_heard()
         known = self._values.get(kind)
+        if not key or (known is not None and any(key == k or (kind in ("name", "address") and key in k) for k in known)):
+            return False, False  # the scenario's value (read before anything heard)
         if any(key in keys for other, keys in self._values.items() if other != kind):
             return True, False  # another item's value given as this one ("my user id is <my name>")
+        self._read_heard()
         if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
             whole = kind != "address" and any(c.isdigit() for c in key)
             return (key not in self._keys) if whole else (key not in self._heard_key), False
-        if any(key == k or (kind in ("name", "address") and key in k) for k in known) or key in self._said_key:
+        if key in self._said_key:
             return False, False
         from rapidfuzz.distance import Levenshtein
 
@@ -586,6 +602,9 @@ class InventedInformation(Rule):
                     self.unsure(cid, turn)
 
 
+#: Per item kind, the kinds a denial may name instead (every other kind and its aliases).
+_OTHER_KINDS: dict[str, frozenset[str]] = {kind: frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
+                                           for kind in {*KIND_WORDS, *(a for aliases in KIND_ALIASES.values() for a in aliases)}}
 #: Stems of how any request is phrased: never what a question about the request is about.
 _REQUEST_WORDS = frozenset({"run", "side", "argument", "pleas", "tell", "let", "know", "need", "want", "tri", "go", "ahead"})
 
@@ -861,7 +880,7 @@ class Withholding(_Watches):
             if kind not in asked:
                 continue
             stated = sum(1 for value in values if value and value in said)
-            others = frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
+            others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
             if not stated and any(self._part_of(text, value) for value in values):
                 self.fail(cid, turn)  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
             elif stated == len(values):
@@ -1176,4 +1195,4 @@ class RuleTracker:
     def judged(self) -> bool:
         """True when some criterion is judge-checked (its verdict is left to a grader) or some
         rule verdict is ambiguous (a judge, when configured, decides it)."""
-        return self._plan.judged or any("ambiguous" in entry for entry in self._table.values())
+        return self._plan.judged or self.feed.ambiguous

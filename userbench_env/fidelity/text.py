@@ -528,8 +528,11 @@ def denies(text: str) -> bool:
 
 
 def clear_caches() -> None:
-    """Empty the memoized readings (benchmarks use it to time cold readings)."""
+    """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` too
+    (benchmarks use it to time cold readings)."""
+    from userbench_env.fidelity import language
+
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims,
-                   _mentioned, denies):
+                   past_device_states, claims_done, _claims, _mentioned, denies):
         cached.cache_clear()
+    language.clear_caches()
