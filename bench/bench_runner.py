@@ -24,6 +24,15 @@ ideal. Client CPU (process time of the benchmark process only, the separate serv
 excluded) is reported per user reply and per episode over the whole level. Prints
 tables; asserts nothing.
 Run: ``python bench/bench_runner.py [--levels 1,8,64,256] [--seconds 8] [--only direct]``.
+
+Real-model mode (``--real-model``): the user is SmolLM2-135M-Instruct served by
+``userbench models serve`` (a separate process, ``--parallel`` = the highest level) and
+reached with the direct transport; each level plays ``max(level, --episodes)`` episodes
+(at most ``--max-turns`` agent turns, ``--max-tokens`` per reply) and reports episodes/s
+and the share of wall time spent in our code: the benchmark process's CPU time (env,
+fidelity checks, runner, store, HTTP client) over the level's wall time; the rest is
+waiting for the model. Goal: under 1%.
+Run: ``python bench/bench_runner.py --real-model [--levels 1,4,16] [--episodes 4]``.
 """
 from __future__ import annotations
 
@@ -95,7 +104,7 @@ class Level:
 
 
 def run_level(make_proxy: Callable[[], Any], concurrency: int, out: Path, episodes: int | None = None,
-              seconds: float | None = None) -> Level:
+              seconds: float | None = None, max_turns: int = 100) -> Level:
     """Play the tasks in turn at ``concurrency``: ``episodes`` of them, or as many as
     start within ``seconds``."""
     tasks = load_tasks(DOMAIN, "bundled", None)
@@ -103,7 +112,7 @@ def run_level(make_proxy: Callable[[], Any], concurrency: int, out: Path, episod
     level = Level()
 
     def make_env(_cell: Any) -> ConversationEnv:
-        return ConversationEnv(DOMAIN, "bundled", split=None, user_proxy=make_proxy())
+        return ConversationEnv(DOMAIN, "bundled", split=None, user_proxy=make_proxy(), max_turns=max_turns)
 
     def sink(record: dict[str, Any]) -> None:
         if record["error"]:
@@ -166,14 +175,51 @@ def llm_user(base_url: str, transport: str) -> Callable[[], LLMUserProxy]:
 SERIES = ("litellm", "direct", "in-process")
 
 
+def real_model(levels: list[int], episodes: int, max_turns: int, max_tokens: int, folder: Path) -> None:
+    """The real-model mode (see the module docstring): one row per level."""
+    from userbench_env.serve.gguf import DEFAULT_MODEL_NAME
+    from userbench_env.serve.model_server import LocalModelServer
+
+    started = time.perf_counter()
+    with LocalModelServer(parallel=max(levels), max_tokens_cap=max_tokens) as server:
+        print(f"model server up in {time.perf_counter() - started:.0f} s at {server.base_url}", flush=True)
+
+        def make() -> LLMUserProxy:
+            return LLMUserProxy(DEFAULT_MODEL_NAME, base_url=server.base_url, max_retries=0, timeout=1800,
+                                transport="direct", max_tokens=max_tokens,
+                                price_override={DEFAULT_MODEL_NAME: {"input": 0, "output": 0}})
+
+        run_level(make, 1, folder / "real-warmup.jsonl", episodes=1, max_turns=2)
+        rows = []
+        for c in levels:
+            n = max(c, episodes)
+            level = run_level(make, c, folder / f"real-{c}.jsonl", episodes=n, max_turns=max_turns)
+            rows.append((str(c), str(n), f"{level.replies / n:.1f}", f"{level.wall:.1f}", f"{n / level.wall:.4f}",
+                         f"{level.cpu:.2f}", f"{level.cpu / level.replies * 1000:.1f}",
+                         f"{100 * level.cpu / level.wall:.2f}%"))
+            print(" | ".join(rows[-1]), flush=True)
+    print()
+    print(table(rows, ("concurrency", "episodes", "replies/ep", "wall s", "episodes/s", "our CPU s", "our CPU ms/reply",
+                       "our share of wall")))
+
+
 def main() -> None:
     """Run the series and print the detail table and the side-by-side ratios."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--levels", default="1,8,64,256")
+    parser.add_argument("--levels", help="concurrency levels (default 1,8,64,256; real-model mode 1,4,16)")
     parser.add_argument("--seconds", type=float, default=8.0, help="length of each level above 1")
     parser.add_argument("--only", choices=SERIES, action="append", help="run only these series (repeatable)")
+    parser.add_argument("--real-model", action="store_true", help="SmolLM2 on `userbench models serve` as the user")
+    parser.add_argument("--episodes", type=int, default=4, help="real-model mode: episodes per level (at least the level)")
+    parser.add_argument("--max-turns", type=int, default=4, help="real-model mode: agent turns per episode")
+    parser.add_argument("--max-tokens", type=int, default=32, help="real-model mode: tokens per user reply")
     args = parser.parse_args()
-    levels = [int(x) for x in args.levels.split(",")]
+    if args.real_model:
+        with tempfile.TemporaryDirectory() as tmp:
+            real_model([int(x) for x in (args.levels or "1,4,16").split(",")], args.episodes, args.max_turns,
+                       args.max_tokens, Path(tmp))
+        return
+    levels = [int(x) for x in (args.levels or "1,8,64,256").split(",")]
     if levels[0] != 1:
         levels = [1, *levels]
     chosen = [name for name in SERIES if name in (args.only or SERIES)]

@@ -9,7 +9,10 @@ client left stops within one token. Two engines:
   transformers model (:func:`~userbench_env.serve.local_model.load_model`), decoded
   token by token with a KV cache by our own loop (greedy at temperature 0, else
   temperature/top-p sampling from a per-request seeded generator). One model is shared
-  by every worker thread; there is no batching. torch runs ``threads`` intra-op threads
+  by every worker thread; there is no batching. A conversation's next request repeats
+  its last prompt and reply, so the KV caches of the ``prefix_slots`` most recent
+  generations are kept: a request takes the one sharing its longest token prefix (for
+  itself alone), crops it to that prefix and computes only the rest. torch runs ``threads`` intra-op threads
   (default 1: on a small shared machine, OpenMP threads spinning at a barrier while
   another process holds the core make decoding tens of times slower).
 - ``llama-cpp`` (:class:`LlamaCppEngine`): ``llama_cpp.Llama`` instances, one per
@@ -23,7 +26,7 @@ from __future__ import annotations
 import queue
 import threading
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -63,6 +66,15 @@ class Engine(Protocol):
         ...
 
 
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """The length of the longest common prefix of two token lists."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i] != b[i]:
+            return i
+    return n
+
+
 def cut_at_stop(text: str, stop: list[str]) -> tuple[str, bool]:
     """``text`` up to the first stop string, and whether one occurred."""
     cut = min((i for i in (text.find(s) for s in stop) if i >= 0), default=-1)
@@ -74,7 +86,7 @@ class TransformersEngine:
 
     name = "transformers"
 
-    def __init__(self, path: str | Path | None = None, threads: int = 1) -> None:
+    def __init__(self, path: str | Path | None = None, threads: int = 1, prefix_slots: int = 4) -> None:
         import torch
 
         from userbench_env.serve.local_model import load_model
@@ -83,6 +95,34 @@ class TransformersEngine:
         loaded = load_model(path)
         self.model, self.tokenizer, self.model_path = loaded.model, loaded.tokenizer, loaded.path
         self.eos_ids = {i for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>")) if i is not None}
+        self.prefix_slots = prefix_slots
+        self._prefixes: list[tuple[list[int], Any]] = []  # (token ids held, KV cache), oldest first
+        self._prefix_lock = threading.Lock()
+        self.reused_tokens = 0
+
+    def _take_prefix(self, ids: list[int]) -> tuple[Any, int]:
+        """The kept cache sharing the longest prefix with ``ids`` (removed from the pool and
+        cropped to that prefix, at most ``len(ids) - 1`` tokens), and that length; (None, 0)
+        when none shares one."""
+        with self._prefix_lock:
+            best, length = -1, 0
+            for i, (held, _) in enumerate(self._prefixes):
+                shared = common_prefix(held, ids)
+                if shared > length:
+                    best, length = i, shared
+            if best < 0:
+                return None, 0
+            _, cache = self._prefixes.pop(best)
+        length = min(length, len(ids) - 1)
+        cache.crop(cache.get_seq_length() - length)
+        self.reused_tokens += length
+        return cache, length
+
+    def _keep_prefix(self, ids: list[int], cache: Any) -> None:
+        """Pool ``cache`` (holding ``ids``), dropping the oldest beyond ``prefix_slots``."""
+        with self._prefix_lock:
+            self._prefixes.append((ids, cache))
+            del self._prefixes[:-self.prefix_slots]
 
     def _next_token(self, logits: "torch.Tensor", params: SamplingParams, generator: "torch.Generator | None") -> int:
         import torch
@@ -106,9 +146,9 @@ class TransformersEngine:
             generator = torch.Generator().manual_seed(params.seed)
         out: list[int] = []
         text, reason = "", "length"
+        cache, reused = self._take_prefix(prompt_ids) if self.prefix_slots else (None, 0)
         with torch.inference_mode():
-            step = torch.tensor([prompt_ids])
-            cache = None
+            step = torch.tensor([prompt_ids[reused:]])
             while len(out) < params.max_tokens:
                 if cancelled.is_set():
                     reason = "cancelled"
@@ -125,6 +165,8 @@ class TransformersEngine:
                     reason = "stop"
                     break
                 step = torch.tensor([[token]])
+        if cache is not None and self.prefix_slots:
+            self._keep_prefix((prompt_ids + out)[:cache.get_seq_length()], cache)
         return Generation(text=text, prompt_tokens=len(prompt_ids), completion_tokens=len(out), finish_reason=reason)
 
 
