@@ -18,7 +18,7 @@ from userbench_env.proxies.base import ProxyError, UserView
 from userbench_env.core.messages import Message
 from userbench_env.serve import CannedResponder, ChatServer
 from userbench_env.serve.chatml import parse_completion, render_prompt
-from userbench_env.serve.engines import Generation, SamplingParams, cut_at_stop
+from userbench_env.serve.engines import Generation, SamplingParams, common_prefix, cut_at_stop
 from userbench_env.serve.model_server import ModelResponder
 from userbench_env.tasks import load_tasks
 
@@ -58,6 +58,11 @@ def test_completion_tool_calls_are_parsed_and_odd_ones_kept_as_text() -> None:
     assert unknown.odd == ["unknown_tool"] and unknown.tool_calls == []
     assert parse_completion('<tool_call>{"name": "get_user", "arguments": {}}</tool_call>').tool_calls == []  # no tools offered
     assert parse_completion("  \n").odd == ["empty"]
+
+
+def test_common_prefix_of_token_lists() -> None:
+    assert common_prefix([1, 2, 3], [1, 2, 4, 5]) == 2
+    assert common_prefix([1, 2], [1, 2, 3]) == 2 and common_prefix([], [1]) == 0 and common_prefix([7], [8]) == 0
 
 
 def test_cut_at_stop_takes_the_earliest_stop() -> None:
