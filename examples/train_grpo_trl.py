@@ -28,9 +28,10 @@ os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
 
 #: the agent's system prompt when ``--short-prompt`` drops the domain policy (CPU budget)
 SHORT_PROMPT = ("You are a customer service agent. Use send_message to talk to the customer and the other tools "
-                "to look things up and act. Call exactly one tool per reply.")
+                "to look things up and act. Reply with exactly one tool call, in this format:\n<tool_call>\n"
+                '{"name": "get_user_details", "arguments": {"user_id": "<the user id>"}}\n</tool_call>')
 #: the retail tools offered by default on CPU (every tool schema lengthens the prompt)
-CPU_TOOLS = {"UserBench/Retail-v0": ["find_user_id_by_email", "get_order_details", "cancel_pending_order"],
+CPU_TOOLS = {"UserBench/Retail-v0": ["find_user_id_by_email", "get_user_details", "get_order_details", "cancel_pending_order"],
              "UserBench/Airline-v0": ["get_user_details", "get_reservation_details", "cancel_reservation"]}
 
 

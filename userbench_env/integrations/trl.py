@@ -100,7 +100,7 @@ def environment_class(env_id: str = "UserBench/Retail-v0", task_source: str = "b
     """
     domain = agent_side_domain(env_id)
     probe = EpisodeSession(**env_kwargs)
-    probe.start(episode_rows(env_id, "train", task_source, limit=1)[0])
+    probe.start(episode_rows(env_id, "train", task_source, data_path=env_kwargs.get("data_path"), limit=1)[0])
     schemas = probe.tools
     if tools is not None:
         known = {s["function"]["name"] for s in schemas}
