@@ -333,6 +333,10 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
         end = _VALUE_END.search(low, m.end() + 1)
         value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
         kind = _label_kind(m.group("label"))
+        if kind == "email":
+            value = value.split(" ", 1)[0]
+        elif kind not in ("name", "user_id", "address", "date") and (run := _ID_RUN.match(value)) is not None:
+            value = run.group(0)  # an identifier ends where its run does ("order #W4400 should go" gives "#W4400")
         if value and not _NOT_A_VALUE.match(value.lower()) and len(value) <= 60 and _value_shaped(kind, value):
             out.append((kind, value))
     return tuple(out)
@@ -432,16 +436,17 @@ def years(text: str) -> frozenset[str]:
     return frozenset(_YEARS.findall(text))
 
 
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?|\b(\d[\d,]*)(?:\.(\d{1,2}))?\s?(?:dollars|usd|bucks)\b")
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|\b(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50"), as
-    their whole-dollar digits ("349", "200", "1000")."""
+    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50", "$250k"),
+    as their whole-dollar digits ("349", "200", "1000", "250000")."""
     if _DIGIT.search(text) is None:
         return frozenset()
-    return frozenset((m.group(1) or m.group(3)).replace(",", "") for m in _MONEY.finditer(text.lower()))
+    return frozenset((m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else "")
+                     for m in _MONEY.finditer(text.lower()))
 
 
 _NUMBER = re.compile(r"\d[\d,]*")
