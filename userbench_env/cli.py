@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args.func(args) or 0)
+        code = int(args.func(args) or 0)
+        sys.stdout.flush()  # a reader that left shows here, not at interpreter exit
+        return code
     except USER_ERRORS as exc:
         if os.environ.get(TRACEBACK_ENV, "") not in ("", "0"):
             raise
