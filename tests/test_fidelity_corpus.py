@@ -66,7 +66,7 @@ def test_the_loader_reads_a_file_or_a_directory_and_says_when_there_is_none(tmp_
         load_corpus(empty)
 
 
-def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_errors():
+def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_errors(tau2_data):
     base = {"domain": "airline", "source": "tau2", "split": "base", "task_id": "3", "note": "unit"}
     opening = {"text": "Hi, how many suitcases can I bring on my upcoming flight?"}
     cases = [
