@@ -41,17 +41,6 @@ pytest_runtest_setup = pytest.hookimpl(wrapper=True)(_missing_as_skip)
 pytest_runtest_call = pytest.hookimpl(wrapper=True)(_missing_as_skip)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item, call):
-    """Under ``USERBENCH_REQUIRE_ALL=1`` a ``pytest.importorskip`` skip (a dev package missing) fails too."""
-    report = yield
-    reason = report.longrepr[2] if report.skipped and isinstance(report.longrepr, tuple) else ""
-    if reason.startswith("Skipped: could not import") and resources.require_all("python-package"):
-        report.outcome = "failed"
-        report.longrepr = f"{reason} [{resources.REQUIRE_ALL_ENV}=1 turns this skip into a failure]"
-    return report
-
-
 @pytest.fixture(scope="session")
 def tau2_data() -> Path:
     """The tau2-bench data folder (``$USERBENCH_TAU2_DATA``)."""
