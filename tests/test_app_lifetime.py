@@ -19,7 +19,7 @@ import pytest
 
 import userbench_env  # noqa: F401
 from userbench_env.surfaces.app import driver
-from userbench_env.surfaces.app.runtime import LocalRuntime, docker_available
+from userbench_env.surfaces.app.runtime import LocalRuntime
 from userbench_env.surfaces.app.spec import launch_payload
 from userbench_env.surfaces.tasks import load_surface_tasks
 
@@ -90,11 +90,9 @@ runtime = env.unwrapped.backend.runtime
 print(json.dumps({"container": runtime.container.id, "watchdog": runtime._owned.guard.pid}), flush=True)
 time.sleep(600)
 """
-DOCKER = docker_available()
 
 
-@pytest.mark.skipif(DOCKER is not None, reason=f"Docker not usable: {DOCKER}")
-def test_kill_9_of_the_parent_removes_its_container() -> None:
+def test_kill_9_of_the_parent_removes_its_container(docker_engine) -> None:
     import docker
     from docker.errors import NotFound
 
