@@ -41,7 +41,6 @@ from typing import Any, ClassVar, Literal
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
-from userbench_env.tasks.extract import requested_kinds
 from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
@@ -548,12 +547,12 @@ class InventedInformation(Rule):
 
     def _coded_answer(self, text: str) -> tuple[str, ...]:
         """The key forms of the all-capital words (five letters or more) of ``text`` when the
-        agent's latest text asked for some item: a code given as the answer ("WOBBKF")."""
-        codes = _CODE.findall(text)
+        agent's latest text asked for an item some rule watches: a code given as the answer
+        ("WOBBKF")."""
         agent = self.feed.agent
-        if not codes or not agent or not requested_kinds(agent[-1][2]):
+        if not agent or not agent[-1][3]:  # the latest agent text asked for no watched item
             return ()
-        return tuple(code.lower() for code in codes)
+        return tuple(code.lower() for code in _CODE.findall(text))
 
     def _invented_value(self, kind: str, value: str) -> tuple[bool, bool]:
         """(invented, borderline) for a labelled ``value`` of ``kind``."""
