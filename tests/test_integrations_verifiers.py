@@ -11,7 +11,11 @@ env's own ``info["episode"]``. Skipped (one-line reason) without verifiers.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
+import os
+import subprocess
+import sys
 import threading
 import time
 from typing import Any
@@ -123,19 +127,27 @@ def openings(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def evaluated():
-    try:
-        import verifiers.v1 as vf
-        from verifiers.v1.env import RunSlot
-    except ImportError as exc:
-        resources.go_without(f"verifiers is not installed ({exc}): pip install -e '.[verifiers]'", "verifiers")
+def oracle():
+    """The oracle endpoint (knowing the first three retail test tasks, clean and gated) and its key."""
+    if importlib.util.find_spec("verifiers") is None:
+        resources.go_without("verifiers is not installed: pip install -e '.[verifiers]'", "verifiers")
+    rows = episode_rows(ENV_ID, "test", limit=3)
+    known = {**openings(rows), **openings([{**rows[0], "user_proxy": GATE_FAILING_PROXY}])}
+    with OracleServer(known) as server, pytest.MonkeyPatch.context() as patch:
+        patch.setenv(KEY_VAR, "local")
+        yield server
+
+
+@pytest.fixture(scope="module")
+def evaluated(oracle):
+    import verifiers.v1 as vf
+    from verifiers.v1.env import RunSlot
+
     from userbench_env.integrations.verifiers import load_environment
 
     clean = load_environment(ENV_ID, part="test", reward="ufs_gated", limit=3, max_turns=40)
     gated = load_environment(ENV_ID, part="test", reward="ufs_gated", limit=1, max_turns=40,
                              user_proxy=GATE_FAILING_PROXY)
-    rows = episode_rows(ENV_ID, "test", limit=3)
-    known = {**openings(rows), **openings([{**rows[0], "user_proxy": GATE_FAILING_PROXY}])}
 
     async def run_all(server: OracleServer) -> list[Any]:
         ctx = vf.ModelContext(model="oracle", client=vf.EvalClientConfig(base_url=server.base_url, api_key_var=KEY_VAR))
@@ -145,10 +157,7 @@ def evaluated():
                 episodes += [await env.run_slot(RunSlot(task), ctx) for task in env.taskset]
         return episodes
 
-    with OracleServer(known) as server, pytest.MonkeyPatch.context() as patch:
-        patch.setenv(KEY_VAR, "local")
-        episodes = asyncio.run(run_all(server))
-    return episodes
+    return asyncio.run(run_all(oracle))
 
 
 def test_the_rubric_scores_match_the_envs_episode(evaluated) -> None:
@@ -174,3 +183,16 @@ def test_the_oracle_solves_the_clean_episodes_and_the_gate_drops_the_unfaithful_
     trace = gated.traces[0]
     assert trace.info["episode"]["ufs_pass"] is False and trace.metrics["ufs_pass"] == 0.0
     assert trace.rewards["ufs_gated"] is None and "r_tau" in trace.metrics
+
+
+def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
+    command = [sys.executable, "-m", "userbench_env.integrations.verifiers", "userbench",
+               "--env.taskset.env-id", ENV_ID, "--env.taskset.limit", "1", "--env.reward", "r_tau", "-n", "1",
+               "--model", "oracle", "--client.base-url", oracle.base_url, "--client.api-key-var", KEY_VAR,
+               "-o", str(tmp_path), "--no-rich"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env={**os.environ, KEY_VAR: "local"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    (traces,) = tmp_path.glob("*/traces.jsonl")
+    (record,) = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
+    found = json.dumps(record)
+    assert '"r_tau"' in found and '"termination": "user_stop"' in found

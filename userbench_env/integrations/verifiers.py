@@ -26,7 +26,9 @@ The domain tools are stated in the system prompt rather than served over MCP: th
 world lives in this process, per episode. Tasks come from the ``test`` split by default
 (:func:`~userbench_env.integrations.episode.split_task_ids`; ``part="train"`` for
 training). Build the env with :func:`load_environment`; importing this module also
-registers the taskset id ``userbench`` with verifiers' loader (``--env.taskset.id userbench``).
+registers the taskset id ``userbench`` with verifiers' loader, and
+``python -m userbench_env.integrations.verifiers userbench [vf-eval flags]`` is
+``vf-eval`` with it (``--env.taskset.env-id``, ``--env.reward``, ``--env.taskset.part``).
 """
 from __future__ import annotations
 
@@ -173,3 +175,12 @@ __all__ = ["UserBenchEnv", "UserBenchTaskset"]
 
 # verifiers' loader imports a taskset by id as a module exporting its classes (`__all__`)
 sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
+
+
+if __name__ == "__main__":  # `python -m userbench_env.integrations.verifiers ...`: vf-eval with the id registered
+    import importlib
+
+    importlib.import_module("userbench_env.integrations.verifiers")  # registers TASKSET_ID (this file runs as __main__)
+    from verifiers.v1.cli.eval.main import main as vf_eval
+
+    vf_eval()
