@@ -190,3 +190,26 @@ def test_route_to_the_real_proxy_measured_on_a_calibration_slice(served) -> None
     assert result.route["cost_per_sim"] > 0  # measured on the slice, priced from the server's usage
     record = (result.records + result.errors)[0]
     assert record["route"] == result.route and record["proxy"] == spec
+
+
+def test_a_reused_prompt_prefix_gives_the_fresh_greedy_completion(served) -> None:
+    import threading
+
+    from userbench_env.serve.chatml import render_prompt
+    from userbench_env.serve.engines import SamplingParams
+
+    engine = served[1].engine
+    system = {"role": "system", "content": "You are a customer of an airline; your reservation is ABC123."}
+    first = render_prompt([system, {"role": "user", "content": "Hi! How can I help?"}])
+    second = render_prompt([system, {"role": "user", "content": "Good morning, what do you need today?"}])  # shares the system turn
+    params = SamplingParams(max_tokens=8, temperature=0.0)
+    engine.generate(first, params, threading.Event())
+    before = engine.reused_tokens
+    reused = engine.generate(second, params, threading.Event())
+    assert engine.reused_tokens > before  # a partial prefix: the cache was cropped, not taken whole
+    slots, engine.prefix_slots = engine.prefix_slots, 0
+    try:
+        fresh = engine.generate(second, params, threading.Event())
+    finally:
+        engine.prefix_slots = slots
+    assert (reused.text, reused.prompt_tokens) == (fresh.text, fresh.prompt_tokens)

@@ -114,7 +114,7 @@ class TransformersEngine:
                 return None, 0
             _, cache = self._prefixes.pop(best)
         length = min(length, len(ids) - 1)
-        cache.crop(cache.get_seq_length() - length)
+        cache.crop(length - cache.get_seq_length())  # a negative count: tokens removed from the end
         self.reused_tokens += length
         return cache, length
 
