@@ -106,8 +106,10 @@ def main() -> int:
             continue
         env, events, turns = replayed
         truth = entry is not None
+        rule = "-"
         if TAXONOMY[mode].coverage == "rule":
             logged = {e["mode"] for e in events if entry is None or e["turn"] == turns[entry]}
+            rule = "detects" if mode in logged else "silent"
             rows[family]["rule_items"] += 1
             rows[family]["rule_correct"] += (mode in logged) == truth
         else:
@@ -122,8 +124,9 @@ def main() -> int:
             rows[family]["judge_items"] += 1
             rows[family]["judge_correct"] += (verdict == "fail") == truth
         rows[family]["items"] += 1
-        items.append({"id": case.id, "mode": mode, "violation": truth, "judge": verdict})
-        print(f"{case.id:24} {mode:28} {'violation' if truth else 'clean':9} judge={verdict}", file=sys.stderr, flush=True)
+        items.append({"id": case.id, "mode": mode, "violation": truth, "rules": rule, "judge": verdict})
+        print(f"{case.id:24} {mode:28} {'violation' if truth else 'clean':9} rules={rule} judge={verdict}",
+              file=sys.stderr, flush=True)
 
     def rate(correct: int, total: int) -> str:
         return f"{correct / total:.2f} ({correct}/{total})" if total else "-"
