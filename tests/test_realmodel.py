@@ -159,7 +159,7 @@ def test_judge_verdicts_are_parsed_or_recorded_as_errors(served, record_property
         assert verdict["verdict"] in ("pass", "fail", "not_applicable", "error")
         if verdict["verdict"] == "error":
             assert verdict["error"].startswith("JudgeReplyError")
-    record_property("verdicts", Counter(v["verdict"] for v in graded))
+    record_property("verdicts", dict(Counter(v["verdict"] for v in graded)))  # plain dict: xdist sends properties over execnet
 
 
 def test_rubric_generation_and_review_keep_only_reviewed_criteria(served, record_property) -> None:
