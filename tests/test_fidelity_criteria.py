@@ -72,7 +72,10 @@ def test_criteria_follow_the_task_structure():
     assert {"claims_unexecuted_action", "unsupported_device_state", "skips_requested_action", "premature_stop"} <= modes
     airline = {t.id: t for t in load_tasks("airline", source="tau2", split="base")}
     modes = {c.mode for c in task_criteria(airline["0"])}  # no user tools, no state-changing gold action
-    assert not modes & {"claims_unexecuted_action", "unsupported_device_state", "skips_requested_action", "premature_stop"}
-    assert "premature_stop" not in {c.mode for c in task_criteria(airline["1"])}  # reads only: nothing to reach
+    assert not modes & {"claims_unexecuted_action", "unsupported_device_state", "skips_requested_action"}
+    # a goal that changes nothing (a refusal, an answer) still has a premature stop: giving up while the agent waits
+    for task_id in ("0", "1"):  # a refusal; reads only
+        stop = next(c for c in task_criteria(airline[task_id]) if c.mode == "premature_stop")
+        assert stop.params["goal"] == [] and "asking for the user's details" in stop.statement
     goal = next(c for c in task_criteria(airline["7"]) if c.mode == "premature_stop").params["goal"]
     assert [a["name"] for a in goal] == ["update_reservation_flights", "cancel_reservation", "cancel_reservation"]

@@ -37,13 +37,26 @@ def test_text_readings():
 def test_claiming_an_action_without_the_tool_call_fails_and_after_it_passes():
     _, world, tracker = _setup("telecom", load_tasks_first_telecom())
     tracker.agent_text(1, "Could you please run toggle_airplane_mode on your side?")
-    assert tracker.user_text(1, "Done! I toggled airplane mode.") == ["groundedness/unexecuted_action",
-                                                                        "missed_information/skipped_action"]
+    # a false claim is a claim, not a skip (issue 13: claims must not surface in the skip family)
+    assert tracker.user_text(1, "Done! I toggled airplane mode.") == ["groundedness/unexecuted_action"]
     tracker.agent_text(2, "Could you please run reboot_device on your side?")
     _user_call(world, tracker, 2, "reboot_device")
     assert tracker.user_text(2, "I restarted the phone, it is back on.") == []
     events = [(e["mode"], e["turn"]) for e in tracker.events()]
-    assert ("claims_unexecuted_action", 1) in events and ("skips_requested_action", 1) in events
+    assert ("claims_unexecuted_action", 1) in events and ("skips_requested_action", 1) not in events
+
+
+def test_a_reply_that_neither_does_nor_claims_the_requested_action_is_a_skip():
+    _, _, tracker = _setup("telecom", load_tasks_first_telecom())
+    for turn, (request, reply) in enumerate([
+        ("Could you please run toggle_airplane_mode on your side?", "My bill was too high last month though."),
+        ("Please run reboot_device on your side now.", "I'll do that later, can you check my data plan first?"),
+    ], start=1):
+        tracker.agent_text(turn, request)
+        tracker.user_text(turn, reply)
+    events = [(e["mode"], e["turn"]) for e in tracker.events()]
+    assert ("skips_requested_action", 1) in events and ("skips_requested_action", 2) in events
+    assert not any(mode == "claims_unexecuted_action" for mode, _ in events)
 
 
 def test_a_claim_the_device_state_contradicts_fails():

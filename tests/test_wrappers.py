@@ -53,9 +53,14 @@ def test_gate_zeroes_or_marks_a_ufs_failure() -> None:
 def test_weighted_reward_is_the_pass_fraction_of_judged_criteria() -> None:
     env, task = make()
     reward, info = play(FidelityWeightedReward(env), task)
-    verdicts = [c["verdict"] for c in info["episode"]["criteria"]]
+    criteria = info["episode"]["criteria"]
+    verdicts = [c["verdict"] for c in criteria]
     by_hand = verdicts.count("pass") / (verdicts.count("pass") + verdicts.count("fail"))
-    assert by_hand == pytest.approx(5 / 8)  # 3 failed, 5 passed, 2 not applicable
+    # the blurting user fails every disclosure criterion and only those; the rest pass or do not apply
+    disclosures = [c for c in criteria if c["mode"] == "volunteers_unasked_info"]
+    assert disclosures and all(c["verdict"] == "fail" for c in disclosures)
+    assert {c["verdict"] for c in criteria if c["mode"] != "volunteers_unasked_info"} <= {"pass", "not_applicable"}
+    assert 0 < by_hand < 1 and "not_applicable" in verdicts  # a proper fraction, not-applicable criteria left out
     assert info["fidelity_weight"] == pytest.approx(by_hand) and reward == pytest.approx(by_hand)
     assert pass_fraction({"criteria": [{"verdict": "not_applicable"}]}) == 1.0
     with pytest.raises(ValueError, match="in \\[0, 1\\]"):

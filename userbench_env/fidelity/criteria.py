@@ -185,7 +185,8 @@ def from_blueprint(
 ) -> list[Criterion]:
     """Every deterministic criterion derivable from ``blueprint`` (stable order and ids).
 
-    ``goal`` are the state-changing gold actions (enables ``premature_stop``);
+    ``goal`` are the state-changing gold actions (enables ``premature_stop``; an empty goal,
+    unlike None, enables its check for a task whose goal changes nothing);
     ``user_tools`` the names of the user's tools (enables the action criteria);
     ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
@@ -218,6 +219,11 @@ def from_blueprint(
         criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
                                    "The user sends ###STOP### only once every state change of the goal has been made.",
                                    applies_when="stopped", goal=goal_list))
+    elif goal is not None:  # a goal that changes nothing (a refusal or an answer): stopping while asked is giving up
+        criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
+                                   "The user sends ###STOP### only once the agent has dealt with the request, never "
+                                   "in the opening message or while the agent is asking for the user's details.",
+                                   applies_when="stopped", goal=[]))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",
                                applies_when="transferred"))

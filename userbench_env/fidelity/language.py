@@ -356,8 +356,11 @@ _DATES = (
 @lru_cache(maxsize=_CACHE)
 def dates(text: str) -> frozenset[tuple[int, int]]:
     """The (month, day) pairs of the calendar dates ``text`` writes ("2024-05-20", "05/20/2024",
-    "May 20th", "20 May"); a numeric d/m/y date is read both ways."""
+    "May 20th", "20 May"); a numeric d/m/y date is read both ways. With the month named, a
+    day past 31 is still a (wrong) date ("May 32" for May 23); a numeric date keeps only
+    valid readings."""
     out: set[tuple[int, int]] = set()
+    named: set[tuple[int, int]] = set()
     if _DIGIT.search(text) is None:
         return frozenset()
     text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
@@ -369,10 +372,10 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
             elif order == "mdy":
                 out |= {(int(a), int(b)), (int(b), int(a))}
             elif order == "md":
-                out.add((_MONTHS[a.lower()], int(b)))
+                named.add((_MONTHS[a.lower()], int(b)))
             else:
-                out.add((_MONTHS[b.lower()], int(a)))
-    return frozenset((mo, d) for mo, d in out if 1 <= mo <= 12 and 1 <= d <= 31)
+                named.add((_MONTHS[b.lower()], int(a)))
+    return frozenset({(mo, d) for mo, d in out if 1 <= mo <= 12 and 1 <= d <= 31} | {(mo, d) for mo, d in named if d >= 1})
 
 
 _ISO_TIME = re.compile(r"(\d)T(\d)")

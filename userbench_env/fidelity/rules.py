@@ -34,10 +34,10 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import lru_cache
+from functools import lru_cache, partial
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
@@ -62,6 +62,7 @@ from userbench_env.fidelity.language import (
     street_addresses,
 )
 from userbench_env.fidelity.text import (
+    ASK_GATES,
     PROBLEM_STATES,
     ToolMentions,
     asked_among,
@@ -74,12 +75,15 @@ from userbench_env.fidelity.text import (
     lowered as lower,
     normalize,
     past_device_states,
+    scenario_device_states,
 )
 
 Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
 
 STOP_TOKEN = "###STOP###"
 TRANSFER_TOKEN = "###TRANSFER###"
+#: What every control token holds (a text without it holds none).
+_TOKEN_MARK = "###"
 
 
 _NOTHING: frozenset[str] = frozenset()
@@ -299,8 +303,16 @@ class PrematureDisclosure(_Watches):
     def watched(cls, criterion: Criterion) -> str:
         return str(criterion.params["value"]).lower()
 
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None]:
+        """The watched triples and kinds, and one pattern finding any watched value (None
+        when some value is empty: every text holds it)."""
+        watch, kinds = super().compile(criteria)
+        values = sorted({value for _, _, value in watch}, key=len, reverse=True)
+        return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None)
+
     def start(self) -> None:
-        super().start()
+        self._watch, self._kinds, self._any_value = self.compiled
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
 
@@ -313,6 +325,8 @@ class PrematureDisclosure(_Watches):
 
     def user_text(self, turn: int, text: str) -> None:
         lowered = lower(text)
+        if self._any_value is not None and self._any_value.search(lowered) is None:
+            return  # states no watched value
         for cid, kind, value in self._watch:
             if value not in lowered:
                 continue
@@ -335,7 +349,11 @@ class DumpsBlueprint(Rule):
     scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
     and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
     recited when the message holds enough of its words (a third, at least 2, at most
-    :data:`RECITE_CAP`; all of a sentence of one or two words), and each
+    :data:`RECITE_CAP`; all of a sentence of one or two words; a distinctive word held, see
+    :func:`distinctive_stems`, lowers that by one, to 2: a paraphrase replaces words with
+    synonyms, not a number or a name; once one sentence is recited, a further one counts
+    when the message holds one of its distinctive words: a message touching several
+    scenario sentences is a recital), and each
     further recited sentence must bring a word the ones before it did not (two sentences
     restating one goal are one recital; a sentence whose words another holds is dropped).
     The reason's ``fallback`` sentences (its conditions and alternatives) count, except
@@ -351,72 +369,111 @@ class DumpsBlueprint(Rule):
     name = "dumps_blueprint"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, list[tuple[frozenset[str], int]], int]], frozenset[str]]:
-        """(per criterion: id, (content stems, words needed) per sentence, minimum), and the
-        union of every sentence's stems."""
+    def compile(cls, criteria: list[Criterion]) -> "RecitalReader":
+        """The task's :class:`RecitalReader` (per criterion: id, (content stems, words needed,
+        fallback form) per sentence, minimum, word-for-word forms)."""
         compiled = []
         for c in criteria:
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
-            read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "")
-                    for sentence in c.params["sentences"]]
+            texts = list(c.params["sentences"])
+            read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
             topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
             read = [(words - topic, reason) for words, reason in read]
-            sentences: list[tuple[frozenset[str], int, str]] = []
+            sentences: list[tuple[frozenset[str], int, str, frozenset[str]]] = []
             for i, (words, reason) in enumerate(read):
                 # a sentence whose words another one holds says nothing that one does not
                 if words - {NEGATION} and not any(words < other or (words == other and j < i)
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
-                    sentences.append((words, need, reason))
+                    sentences.append((words, need, reason, distinctive_stems(texts[i]) & words))
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
-        # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
-        # (normalizing grows a text by at most one character per "'m")
-        shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair in compiled for forms in pair
-                        if len(forms) >= minimum), default=0) * 3 // 4
-        return compiled, frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _ in sentences)), shortest
+        return RecitalReader(compiled)
 
     def start(self) -> None:
-        self._sentences, self._vocabulary, self._shortest = self.compiled
+        self._read = self.compiled.read
 
     def user_text(self, turn: int, text: str) -> None:
-        said = content_stems(text) & self._vocabulary
-        whole = len(text) >= self._shortest  # long enough to hold word-for-word recitals
-        if len(said) < 2 and not whole:  # too little to recite two sentences either way
+        outcomes = self._read(text)
+        if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
             return
-        normalized = normalize(text) if whole else ""
-        for cid, sentences, minimum, (verbatim, copied) in self._sentences:
-            if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
-                    copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
-                self.fail(cid, turn)
-                continue
-            matched = [(shared, need, reason) for words, need, reason in sentences
-                       if len(shared := words & said) >= need * UNSURE_SHARE]
-            if len(matched) < minimum:
-                self.passed(cid, turn)
-                continue
-            matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
-            used: set[str] = set()
-            recited = 0
-            near = False  # a sentence nearly recited
-            for shared, need, reason in matched:
-                if reason and reason in (normalized or normalize(text)):
-                    continue  # the reason's fallback as the scenario words it: the reason for calling, stated
-                if len(shared) >= need and (not used or shared - used - {NEGATION}):
-                    recited += 1
-                    used |= shared
-                elif len(shared) >= need * UNSURE_SHARE and shared - used:
-                    near = True
-            if recited >= minimum:
+        for cid, outcome in outcomes:
+            if outcome is _FAIL:
                 self.fail(cid, turn)
             else:
                 self.passed(cid, turn)
-                if recited == minimum - 1 and near:
+                if outcome is _UNSURE:
                     self.unsure(cid, turn)
+
+
+_PASS, _FAIL, _UNSURE = "pass", "fail", "unsure"
+
+
+class RecitalReader:
+    """A task's compiled :class:`DumpsBlueprint` data and its reading of a message: a pure
+    function of the message, memoized per message (a task's messages recur across its
+    episodes; the reading is the same every time, so the rule only applies it)."""
+
+    def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
+                                            tuple[list[str], list[str]]]]):
+        self.compiled = compiled
+        self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _, _ in sentences))
+        # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
+        # (normalizing grows a text by at most one character per "'m")
+        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair in compiled for forms in pair
+                             if len(forms) >= minimum), default=0) * 3 // 4
+        self.read = lru_cache(maxsize=256)(self._read)
+
+    def _read(self, text: str) -> tuple[tuple[str, str], ...] | None:
+        """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
+        ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
+        too short to recite anything or when every criterion passes."""
+        said = content_stems(text) & self.vocabulary
+        whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
+        if len(said) < 2 and not whole:  # too little to recite two sentences either way
+            return None
+        normalized = normalize(text) if whole else ""
+        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied))
+                         for cid, sentences, minimum, (verbatim, copied) in self.compiled)
+        return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
+
+    @staticmethod
+    def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
+                 sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
+                 minimum: int, verbatim: list[str], copied: list[str]) -> str:
+        if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
+                copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
+            return _FAIL
+        # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
+        matched = [(shared, least, reason) for words, need, reason, marks in sentences
+                   if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
+        if not matched:
+            return _PASS
+        matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
+        used: set[str] = set()
+        recited = 0
+        near = False  # a sentence nearly recited
+        for shared, need, reason in matched:
+            if reason and reason in (normalized or normalize(text)):
+                continue  # the reason's fallback as the scenario words it: the reason for calling, stated
+            if len(shared) >= need and (not used or shared - used - {NEGATION}):
+                recited += 1
+                used |= shared
+            elif len(shared) >= need * UNSURE_SHARE and shared - used:
+                near = True
+        if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
+            stated = normalized or normalize(text)
+            for words, _, reason, marks in sentences:
+                if (touched := marks & said - used) and not (reason and reason in stated):
+                    recited += 1
+                    used |= touched
+        if recited >= minimum:
+            return _FAIL
+        return _UNSURE if recited == minimum - 1 and near else _PASS
 
 
 _LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
@@ -433,6 +490,16 @@ def heard_keys(text: str) -> frozenset[str]:
     return frozenset({*(id_key(t) for t in identifiers(text)), *id_runs(text), *(id_key(w) for w in text.split())} - {""})
 
 
+_DISTINCTIVE = re.compile(r"(?<=[a-z,;:] )[A-Z][A-Za-z]+|\b\d[\d.,:]*\d\b|\b\d{2,}\b")
+
+
+def distinctive_stems(sentence: str) -> frozenset[str]:
+    """Stems of the words of ``sentence`` a paraphrase keeps: numbers of two digits or more
+    (ages, amounts, sizes) and capitalized words inside a sentence (names of people, places,
+    plans and products)."""
+    return frozenset().union(*(content_stems(token) for token in _DISTINCTIVE.findall(sentence))) - {NEGATION}
+
+
 #: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
 RECITE_CAP = 3
 #: A word in at least this many of a scenario's sentences, and this share of them, is its
@@ -445,6 +512,38 @@ UNSURE_SHARE = 0.75
 #: what a recital is recognized by.
 SCENARIO_WORDS = content_stems("agent ask asks say tell mention want conversation possible explain try get make know "
                                "user customer provide will would")
+
+
+class Statement(NamedTuple):
+    """What :class:`InventedInformation` reads in one user text (each field as the named
+    reading gives it; the digit-bound readings are empty when the text has no digit)."""
+
+    identifiers: tuple[str, ...]
+    labelled: tuple[tuple[str, str], ...]
+    runs: tuple[str, ...]
+    dates: frozenset[tuple[int, int]]
+    days: frozenset[int]
+    money: frozenset[str]
+    times: frozenset[int]
+    streets: tuple[str, ...]
+    codes: tuple[str, ...]
+    #: The text states an id-like run, a date, a day, an amount, a year, a clock time or a street address.
+    numeric: bool
+
+
+_NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
+
+
+@lru_cache(maxsize=256)
+def statement(text: str) -> Statement:
+    """Every reading :class:`InventedInformation` takes of ``text``, memoized as one: the
+    identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
+    dates, month days, amounts and years, clock times, street addresses: all need a digit)
+    and the all-capital codes (the key forms of its words of five capitals or more)."""
+    numeric = (id_runs(text), dates(text), month_days(text), amounts(text) | years(text), clock_times(text),
+               street_addresses(text)) if _DIGIT.search(text) is not None else _NO_NUMBERS
+    return Statement(identifiers(text), labelled_values(text), *numeric,
+                     tuple(code.lower() for code in _CODE.findall(text)), any(numeric))
 
 
 @register_rule
@@ -523,13 +622,10 @@ class InventedInformation(Rule):
         self._read_heard()
         return token in self._heard or id_key(token) in self._keys
 
-    def _invented_number(self, text: str) -> bool:
-        """True when ``text`` states an id-like run, a date, a day, an amount, a year, a clock
+    def _invented_number(self, said: Statement) -> bool:
+        """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
         time or a street address that nothing heard holds."""
-        runs, stated, days, money = id_runs(text), dates(text), month_days(text), amounts(text) | years(text)
-        times, streets = clock_times(text), street_addresses(text)
-        if not (runs or stated or days or money or times or streets):
-            return False
+        runs, stated, days, money, times, streets = said.runs, said.dates, said.days, said.money, said.times, said.streets
         self._read_heard()
         if not all(run in self._keys or self._heard_apart(run) for run in runs):
             return True
@@ -544,15 +640,6 @@ class InventedInformation(Rule):
         and a zip code)."""
         m = _LETTERS_DIGITS.fullmatch(run)
         return m is not None and m.group(1) in self._keys and m.group(2) in self._keys
-
-    def _coded_answer(self, text: str) -> tuple[str, ...]:
-        """The key forms of the all-capital words (five letters or more) of ``text`` when the
-        agent's latest text asked for an item some rule watches: a code given as the answer
-        ("WOBBKF")."""
-        agent = self.feed.agent
-        if not agent or not agent[-1][3]:  # the latest agent text asked for no watched item
-            return ()
-        return tuple(code.lower() for code in _CODE.findall(text))
 
     def _invented_value(self, kind: str, value: str) -> tuple[bool, bool]:
         """(invented, borderline) for a labelled ``value`` of ``kind``."""
@@ -579,21 +666,23 @@ class InventedInformation(Rule):
         return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
 
     def user_text(self, turn: int, text: str) -> None:
+        said = statement(text)
         invented = borderline = False
-        for token in identifiers(text):
+        for token in said.identifiers:
             if token not in self._known and not self.heard(token):
                 invented = True
                 break
         if not invented:
-            for kind, value in labelled_values(text):
+            for kind, value in said.labelled:
                 invented, borderline = self._invented_value(kind, value)
                 if invented:
                     break
-        if not invented and _DIGIT.search(text) is not None:  # the readings below all need a digit
-            invented = self._invented_number(text)
-        if not invented and (codes := self._coded_answer(text)):
+        if not invented and said.numeric:
+            invented = self._invented_number(said)
+        # a code given as the answer ("WOBBKF") when the agent's latest text asked for a watched item
+        if not invented and said.codes and (agent := self.feed.agent) and agent[-1][3]:
             self._read_heard()
-            invented = not set(codes) <= self._keys
+            invented = not set(said.codes) <= self._keys
         if invented or not self._settled:
             self.settle_all(turn, invented)
             if borderline:
@@ -636,6 +725,13 @@ class _Requests(Rule):
             if self.requested:
                 self.request_words = (content_stems(text) | content_stems(" ".join(self.requested).replace("_", " "))) - _REQUEST_WORDS
         self._read = len(agent)
+
+
+def claims_generically(text: str) -> bool:
+    """True when ``text`` claims a done action without naming it: a generic claim ("flipped
+    it", :func:`~userbench_env.fidelity.text.claims_done`) or a device state reported
+    without a question ("the VPN's off"). Such a claim answers the agent's latest request."""
+    return claims_done(text) or (bool(device_states(text)) and not question_clauses(text))
 
 
 class _Observed(Rule):
@@ -694,17 +790,13 @@ class UnexecutedAction(_Requests, _Observed):
 
     name = "unexecuted_action"
 
-    @staticmethod
-    def _generic(text: str) -> bool:
-        return claims_done(text) or (bool(device_states(text)) and not question_clauses(text))
-
     def user_text(self, turn: int, text: str) -> None:
         claimed = claimed_actions(text, self.tools)
         called = self.feed.called_since_agent()
         if not claimed and called and all(self.verdict(cid) == "pass" for cid in self.ids):
             return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
-        generic = bool(self.requested) and self._generic(text)  # a claim naming no action needs a request
+        generic = bool(self.requested) and claims_generically(text)  # a claim naming no action needs a request
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
@@ -720,7 +812,8 @@ class DeviceState(_Observed):
     user saw: a current state (:func:`~userbench_env.fidelity.text.device_states`: "is",
     "'s already", "isn't", ...) the latest user tool result mentioning the feature
     contradicts, or, for a feature no result mentioned yet, that the scenario
-    (``params["scenario"]``) does not state; an earlier state ("was on before I toggled it",
+    (``params["scenario"]``, read by :func:`~userbench_env.fidelity.text.scenario_device_states`:
+    "you installed a VPN" states the VPN on) does not state; an earlier state ("was on before I toggled it",
     :func:`~userbench_env.fidelity.text.past_device_states`) that no result showed or
     implied and the scenario does not state. Applies when a state is stated."""
 
@@ -728,8 +821,7 @@ class DeviceState(_Observed):
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
-        scenario = " ".join(str(c.params.get("scenario", "")) for c in criteria)
-        return frozenset(device_states(scenario)) | frozenset(past_device_states(scenario))
+        return scenario_device_states(" ".join(str(c.params.get("scenario", "")) for c in criteria))
 
     def start(self) -> None:
         super().start()
@@ -746,6 +838,8 @@ class DeviceState(_Observed):
             self.settle_all(turn, bad)
 
 
+#: Every item kind an agent request can name (:data:`~userbench_env.fidelity.text.ASK_GATES`).
+ASKABLE_KINDS = frozenset(ASK_GATES)
 #: A goal action as :class:`PrematureStop` compiles it: (position in the goal, arguments, compared keys).
 _Goal = tuple[int, dict[str, Any], list[str] | None]
 
@@ -755,7 +849,10 @@ class PrematureStop(Rule):
     """Fails when the user's text carries ``###STOP###`` while some goal action
     (``params["goal"]``: gold state-changing actions) has not yet been called (a matching
     call counts even when it errs: some gold solutions include a failing call); passes
-    on a stop after all of them. Applies when the user stops."""
+    on a stop after all of them. With an empty goal (a task that changes nothing: a
+    refusal to contest, an answer to get) the stop fails while the agent is still waiting
+    on the user: in the opening message, or answering a request for an item (the user
+    gives up before the agent could deal with the request). Applies when the user stops."""
 
     name = "premature_stop"
     user_text_token = STOP_TOKEN
@@ -802,12 +899,18 @@ class PrematureStop(Rule):
                         break
         self._read = len(calls)
 
+    def _waiting(self) -> bool:
+        """True when the agent is still waiting on the user: it has not answered the user's
+        opening yet (no agent text but the greeting), or its latest text asks for an item."""
+        agent = self.feed.agent
+        return len(agent) <= 1 or bool(asked_among(agent[-1][2], ASKABLE_KINDS))
+
     def user_text(self, turn: int, text: str) -> None:
         if STOP_TOKEN not in text:
             return
         self._read_calls()
         for cid, done in self._done.items():
-            if all(done):
+            if all(done) and (done or not self._waiting()):
                 self.passed(cid, turn)
             else:
                 self.fail(cid, turn)
@@ -847,7 +950,12 @@ class Withholding(_Watches):
     * it states some of several values and denies the rest, or answers with only a part of
       the value (a first name for a full name): partial answers.
 
-    Passes when the answer states the values. Applies when the kind is asked."""
+    Passes when the answer states the values. An answer that ends the conversation
+    (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
+    ``unprompted_transfer``), not a withholding; so is a question back asked as the agent
+    ("Sure! Could you please provide your user ID?": ``breaks_character``), while a denial
+    of the item stays one whoever speaks.
+    Applies when the kind is asked."""
 
     name = "withholding"
 
@@ -862,9 +970,43 @@ class Withholding(_Watches):
         key = id_key(text)
         return len(key) >= 3 and key != value and key in value and len(text.split()) <= 3
 
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], Any]:
+        """The watched triples, their kinds and the memoized reading of an answer
+        (:meth:`_outcomes`, per answer and asked kinds: a pure function of both)."""
+        watch, kinds = super().compile(criteria)
+        return watch, kinds, lru_cache(maxsize=256)(partial(cls._outcomes, tuple(watch)))
+
     def start(self) -> None:
-        super().start()
+        self._watch, self._kinds, self._outcomes_of = self.compiled
         self._read = 0  # agent texts read
+
+    @classmethod
+    def _outcomes(cls, watch: tuple[tuple[str, str, Any], ...], text: str, asked: frozenset[str]) -> tuple[tuple[str, str], ...]:
+        """Per criterion of an ``asked`` kind that the answer ``text`` decides, ``(id,
+        outcome)``: ``"pass"``, ``"fail"`` or ``"unsure"`` (a borderline failure). A stop or
+        a transfer decides none; speaking as the agent is no deflection."""
+        if STOP_TOKEN in text or TRANSFER_TOKEN in text:
+            return ()
+        said = id_key(text)
+        outcomes = []
+        for cid, kind, values in watch:
+            if kind not in asked:
+                continue
+            stated = sum(1 for value in values if value and value in said)
+            others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
+            if not stated and any(cls._part_of(text, value) for value in values):
+                outcomes.append((cid, _FAIL))  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
+            elif stated == len(values):
+                outcomes.append((cid, _PASS))
+            elif stated:  # a partial answer: withheld when the rest is denied
+                outcomes.append((cid, _FAIL if denial_clauses(text) else _PASS))
+            elif denies_item(text, kind, others):
+                outcomes.append((cid, _FAIL))
+            elif (question_clauses(text) or any(v and v in said for c, k, vs in watch if k != kind for v in vs)) \
+                    and not speaks_as_agent(text):  # a question back as the agent is a role reversal, not a deflection
+                outcomes.append((cid, _UNSURE))
+        return tuple(outcomes)
 
     def user_text(self, turn: int, text: str) -> None:
         agent = self.feed.agent
@@ -874,26 +1016,13 @@ class Withholding(_Watches):
         asked = agent[-1][3]  # read the answer only when a watched kind was asked
         if not asked or not (asked := asked & self._kinds):
             return
-        said = id_key(text)
-        for cid, kind, values in self._watch:
-            if kind not in asked:
-                continue
-            stated = sum(1 for value in values if value and value in said)
-            others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
-            if not stated and any(self._part_of(text, value) for value in values):
-                self.fail(cid, turn)  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
-            elif stated == len(values):
+        for cid, outcome in self._outcomes_of(text, asked):
+            if outcome is _PASS:
                 self.passed(cid, turn)
-            elif stated:  # a partial answer: withheld when the rest is denied
-                if denial_clauses(text):
-                    self.fail(cid, turn)
-                else:
-                    self.passed(cid, turn)
-            elif denies_item(text, kind, others):
+            else:
                 self.fail(cid, turn)
-            elif question_clauses(text) or any(v and v in said for c, k, vs in self._watch if k != kind for v in vs):
-                self.fail(cid, turn)
-                self.unsure(cid, turn)
+                if outcome is _UNSURE:
+                    self.unsure(cid, turn)
 
 
 @register_rule
@@ -903,8 +1032,10 @@ class SkippedAction(_Requests):
     question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
     what it means, which one, how or where, whether to) or what a thing the request names
     is (:data:`ASKS_WHAT`); an unrelated question, or one about cost or time, is no
-    engagement. Applies when an action
-    is requested."""
+    engagement. A reply claiming the requested action done (by name, or generically:
+    :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
+    ``claims_unexecuted_action``'s failure, not a skip (a device state reported instead,
+    "still no service", is no claim of the action). Applies when an action is requested."""
 
     name = "skipped_action"
 
@@ -915,7 +1046,10 @@ class SkippedAction(_Requests):
             return
         self.resolve()
         if self.requested:
-            self.requested = frozenset()
+            requested, self.requested = self.requested, frozenset()
+            if not called and (claims_done(text) or claimed_actions(text, requested)):
+                self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
+                return
             questions = () if called else question_clauses(text)
             engaged = called or any(CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words)
                                     for q in questions)
@@ -1139,6 +1273,7 @@ class RuleTracker:
         self._plain = [rules[i].user_text for i in plan.plain]
         self._with = {token: [rules[i].user_text for i in indices] for token, indices in plan.by_token.items()}
         self._on_request = {kind: [rules[i].first_request for i in indices] for kind, indices in plan.on_request.items()}
+        self._token_mark = _TOKEN_MARK if all(_TOKEN_MARK in token for token in self._with) else ""
         self.agent_call_names = plan.agent_call_names
         self._results: list[str] = []
 
@@ -1151,16 +1286,18 @@ class RuleTracker:
 
     def user_text(self, turn: int, text: str) -> list[str]:
         """Feed a user text message; returns (and records) newly failed criterion ids."""
-        for quoted in self._results:
-            if quoted in text:
-                text = text.replace(quoted, " ")
+        if self._results:
+            for quoted in self._results:
+                if quoted in text:
+                    text = text.replace(quoted, " ")
         violations = self.violations
         seen = len(violations)
         hooks = self._plain
-        for token, with_token in self._with.items():
-            if token in text:  # (rarely) some token rule acts too: every hook whose token the text holds
-                hooks = with_token if hooks is self._plain else [self.rules[i].user_text for tok, i in self._plan.user_text
-                                                                 if tok in text]
+        if self._token_mark in text:  # every token holds the mark: a text without it holds none
+            for token, with_token in self._with.items():
+                if token in text:  # (rarely) some token rule acts too: every hook whose token the text holds
+                    hooks = with_token if hooks is self._plain else [self.rules[i].user_text for tok, i in self._plan.user_text
+                                                                     if tok in text]
         for hook in hooks:  # in groups order, so violations keep their order
             hook(turn, text)
         return violations[seen:]

@@ -381,6 +381,23 @@ def device_states(text: str) -> tuple[tuple[str, str], ...]:
     return tuple((f, s) for f, s, past in _device_readings(text) if not past)
 
 
+#: A feature acquired or given up, as a scenario tells it ("since you installed a VPN", "you
+#: turned off wifi"): the state it leaves (installing, setting up, enabling: on).
+_ACQUIRED = re.compile(
+    r"\b(?:(installed|set up|added|enabled|activated|turned on|switched on|started using|been using|are using|use)"
+    r"|(uninstalled|removed|deleted|disabled|deactivated|turned off|switched off|stopped using))"
+    rf"\s+(?:(?:a|an|the|your|my|some)\s+)?{_FEATURES}"
+)
+
+
+def scenario_device_states(text: str) -> frozenset[tuple[str, str]]:
+    """(feature, state) pairs a scenario states: its current and earlier states
+    (:func:`device_states`, :func:`past_device_states`) and the features it says were
+    acquired or given up (:data:`_ACQUIRED`: "installed a VPN" is the VPN on)."""
+    acquired = {(_feature(m.group(3)), "on" if m.group(1) else "off") for m in _ACQUIRED.finditer(lowered(text))}
+    return frozenset(device_states(text)) | frozenset(past_device_states(text)) | acquired
+
+
 @lru_cache(maxsize=_CACHE)
 def past_device_states(text: str) -> tuple[tuple[str, str], ...]:
     """(feature, state) pairs ``text`` describes as earlier states ("airplane mode was on",
@@ -448,7 +465,9 @@ GENERIC_CLAIM = re.compile(
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s*(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W+)*all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
-    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)",
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)"
+    # a change reported by a pronoun and "now": "it's off now", "that is now on", "it's on now, the data I mean"
+    r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]*\?)",
     re.I,
 )
 
@@ -528,11 +547,11 @@ def denies(text: str) -> bool:
 
 
 def clear_caches() -> None:
-    """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` too
-    (benchmarks use it to time cold readings)."""
-    from userbench_env.fidelity import language
+    """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` and
+    the rules' own too (benchmarks use it to time cold readings)."""
+    from userbench_env.fidelity import language, rules
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies):
+                   past_device_states, claims_done, _claims, _mentioned, denies, rules.statement, rules.heard_keys):
         cached.cache_clear()
     language.clear_caches()
