@@ -60,8 +60,10 @@ def trained(tmp_path_factory):
     class Capture(type(example.step_printer())):
         def on_step_end(self, args, state, control, **kwargs):
             super().on_step_end(args, state, control, **kwargs)
+            logs = self.trainer._logs  # TRL's per-rollout log of the latest generation batch
             seen.append({"episodes": [env.episode for env in self.trainer.environments],
-                         "rows": [env.session.row.model_dump() for env in self.trainer.environments]})
+                         "rows": [env.session.row.model_dump() for env in self.trainer.environments],
+                         "rewards": list(logs["rewards"]["ufs_gated"]), "advantages": list(logs["advantages"])})
 
     capture = Capture()
     trainer = example.build_trainer(
@@ -78,21 +80,19 @@ def trained(tmp_path_factory):
 
 
 def test_the_trainer_received_the_envs_rewards_with_gated_rollouts_as_no_reward(trained) -> None:
-    trainer, steps = trained["trainer"], trained["steps"]
+    steps = trained["steps"]
     assert len(steps) == 2 and [r["step"] for r in trained["printed"]] == [1, 2]
-    logged = list(trainer._logs["rewards"]["ufs_gated"])
-    expected = [score_episode(e, "ufs_gated") for step in steps for e in step["episodes"]]
-    assert len(logged) == len(expected) == 12
-    for got, want in zip(logged, expected):
-        assert (math.isnan(got) and want is None) or got == pytest.approx(want)
-    gated = [row["user_proxy"] == GATE_FAILING_PROXY for step in steps for row in step["rows"]]
-    assert [want is None for want in expected] == gated and sum(gated) == 6
     for step in steps:
+        expected = [score_episode(e, "ufs_gated") for e in step["episodes"]]
+        assert len(step["rewards"]) == len(expected) == 6
+        for got, want in zip(step["rewards"], expected):
+            assert (math.isnan(got) and want is None) or got == pytest.approx(want)
+        gated = [row["user_proxy"] == GATE_FAILING_PROXY for row in step["rows"]]
+        assert [want is None for want in expected] == gated and sum(gated) == 3
+        assert all(a == 0.0 for a, g in zip(step["advantages"], gated) if g)
         for episode, row in zip(step["episodes"], step["rows"]):
             assert episode["task_id"] == TASK and episode["error"] is None
             assert (episode["ufs_pass"] is False) == (row["user_proxy"] == GATE_FAILING_PROXY)
-    advantages = list(trainer._logs["advantages"])
-    assert all(a == 0.0 for a, g in zip(advantages, gated) if g)
     for printed in trained["printed"]:
         assert printed["gated_share"] == 0.5 and printed["tokens"] > 0 and printed["seconds"] > 0
 
@@ -103,5 +103,6 @@ def test_the_weights_move_exactly_when_a_group_has_reward_variance(trained) -> N
     With the 135M model every rollout may end the same way (no parsed tool call in its
     completion budget: R_tau 1 on this refusal task), and then no advantage is non-zero
     and the weights must stay put; any group with variance must move them."""
-    advantages = list(trained["trainer"]._logs["advantages"])
+    advantages = [a for step in trained["steps"] for a in step["advantages"]]
+    assert len(advantages) == 12
     assert trained["changed"] == any(a != 0.0 for a in advantages)
