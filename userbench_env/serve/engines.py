@@ -124,7 +124,9 @@ class TransformersEngine:
             self._prefixes.append((ids, cache))
             del self._prefixes[:-self.prefix_slots]
 
-    def _next_token(self, logits: "torch.Tensor", params: SamplingParams, generator: "torch.Generator | None") -> int:
+    def _next_token(self, logits: Any, params: SamplingParams, generator: Any) -> int:
+        """The next token from the last position's ``logits`` (a torch tensor): greedy at
+        temperature 0, else sampled with temperature and top-p from ``generator``."""
         import torch
 
         if params.temperature <= 0:
