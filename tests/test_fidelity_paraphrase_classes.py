@@ -122,3 +122,13 @@ def test_a_synonym_recital_is_told_by_the_distinctive_words_it_keeps(message, du
     _, _, tracker = _setup("airline", "8")  # constraints: the May 10 flight, Kevin Smith (DOB 2001-04-12), up to $500
     modes = _replay(tracker, [("agent", "Hi! How can I help you today?"), ("user", message)])
     assert (("dumps_blueprint", 1) in modes) is dump
+
+
+@pytest.mark.parametrize("answer", ["raj_sanchez_7430", "it's raj_sanchez_3740 I believe"])
+def test_a_wrong_value_for_the_asked_item_is_invented_not_withheld(answer):
+    _, _, tracker = _setup("airline", "1")  # the scenario gives user id raj_sanchez_7340 and the name Raj Sanchez
+    modes = _replay(tracker, [("agent", "Could you give me your user id?"), ("user", answer)])
+    assert ("invents_unknown_information", 1) in modes and ("withholds_requested_info", 1) not in modes
+    tracker = RuleTracker(tracker.criteria)
+    modes = _replay(tracker, [("agent", "Could you give me your user id?"), ("user", "Raj Sanchez, that's all I have.")])
+    assert ("withholds_requested_info", 1) in modes  # the name given whole instead of the id: a deflection

@@ -945,7 +945,7 @@ class Withholding(_Watches):
     * it states none of the values (compared in :func:`~userbench_env.fidelity.language.id_key`
       form) and denies, cannot find or refuses the item (idioms included; a denial naming
       only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
-      or deflects: gives another known item instead, or asks a question back (both
+      or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
       borderline: marked for the judge, :meth:`Rule.unsure`);
     * it states some of several values and denies the rest, or answers with only a part of
       the value (a first name for a full name): partial answers.
@@ -989,6 +989,7 @@ class Withholding(_Watches):
         if STOP_TOKEN in text or TRANSFER_TOKEN in text:
             return ()
         said = id_key(text)
+        spans = cls._spans(text)
         outcomes = []
         for cid, kind, values in watch:
             if kind not in asked:
@@ -1003,10 +1004,18 @@ class Withholding(_Watches):
                 outcomes.append((cid, _FAIL if denial_clauses(text) else _PASS))
             elif denies_item(text, kind, others):
                 outcomes.append((cid, _FAIL))
-            elif (question_clauses(text) or any(v and v in said for c, k, vs in watch if k != kind for v in vs)) \
+            elif (question_clauses(text) or any(v and v in spans for c, k, vs in watch if k != kind for v in vs)) \
                     and not speaks_as_agent(text):  # a question back as the agent is a role reversal, not a deflection
                 outcomes.append((cid, _UNSURE))
         return tuple(outcomes)
+
+    @staticmethod
+    def _spans(text: str) -> frozenset[str]:
+        """Key forms of every run of up to four words of ``text``: a value given whole ("Raj
+        Sanchez"), not one inside a longer token ("raj_sanchez_7430" gives a user id, if a
+        wrong one, not the name)."""
+        words = text.split()
+        return frozenset(id_key("".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1)))
 
     def user_text(self, turn: int, text: str) -> None:
         agent = self.feed.agent
