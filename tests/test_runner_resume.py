@@ -121,4 +121,4 @@ def test_running_stats_exclude_errors_from_rates() -> None:
                    {"reward": 0.0, "error": "ProxyError: down", "user_cost_usd": 0.25}):
         stats.add(record)
     assert (stats.episodes, stats.errors, stats.r_tau, stats.ufs, stats.cost) == (3, 1, 2 / 3, 1 / 2, 1.0)
-    assert stats.postfix() == {"R_tau": "0.667", "UFS": "0.500", "cost": "$1.0000", "errors": "1"}
+    assert stats.postfix() == {"R_tau": "0.667", "UFS": "0.500", "cost": "$1.00", "errors": "1"}

@@ -10,7 +10,6 @@ lazily, with the local price map.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any, Union
 
 from pydantic import BaseModel, ConfigDict
@@ -32,7 +31,11 @@ class JudgeReplyError(ValueError):
 
 
 class JudgeSpec(BaseModel):
-    """Which model judges, through litellm: a model name and optional endpoint."""
+    """Which model judges, through litellm: a model name and optional endpoint.
+
+    ``timeout`` bounds the whole call (connect and every read); ``max_tokens`` caps the
+    reply (``None``: no cap sent), so a reply without an end token cannot run on.
+    """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -41,6 +44,7 @@ class JudgeSpec(BaseModel):
     api_key: str | None = None
     temperature: float = 0.0
     timeout: float = 120.0
+    max_tokens: int | None = 2048
 
     @classmethod
     def parse(cls, spec: Union[str, dict[str, Any], "JudgeSpec"]) -> "JudgeSpec":
@@ -99,19 +103,15 @@ def parse_judge_reply(reply: str, assertions: list[str]) -> list[NLCheck]:
 
 
 def judge_completion(judge: JudgeSpec, messages: list[dict[str, str]]) -> str:
-    """The text of ``judge``'s JSON-mode reply to chat ``messages`` (one litellm call)."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm
+    """The text of ``judge``'s JSON-mode reply to chat ``messages`` (one litellm call,
+    within the whole-call deadline of :class:`~userbench_env.transport.LiteLLMTransport`)."""
+    from userbench_env.transport import LiteLLMTransport
 
-    response = litellm.completion(
-        model=judge.model,
-        messages=messages,
-        temperature=judge.temperature,
-        base_url=judge.base_url,
-        api_key=judge.api_key,
-        timeout=judge.timeout,
-        response_format={"type": "json_object"},
-    )
+    body: dict[str, Any] = {"model": judge.model, "messages": messages, "temperature": judge.temperature,
+                            "response_format": {"type": "json_object"}}
+    if judge.max_tokens is not None:
+        body["max_tokens"] = judge.max_tokens
+    response = LiteLLMTransport(judge.base_url, judge.api_key, judge.timeout).send(body)
     return response.choices[0].message.content or ""
 
 
