@@ -11,7 +11,6 @@ Point an LLM proxy at it with ``litellm:openai/<any name>`` and
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from userbench_env.cli import add_source_arguments
 from userbench_env.errors import UserError
@@ -43,21 +42,7 @@ def run(args: argparse.Namespace) -> int:
         record=False,
     )
 
-    async def main() -> None:
-        try:
-            await server.start()
-        except OSError as exc:  # port taken, address not ours, no permission
-            raise UserError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from exc
-        print(f"serving {args.responder} at {server.base_url}/chat/completions (Ctrl-C to stop)", flush=True)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await server.stop()
-
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+    server.run_until_interrupted(lambda s: f"serving {args.responder} at {s.base_url}/chat/completions (Ctrl-C to stop)")
     return 0
 
 

@@ -14,7 +14,6 @@ that sees ``GET /v1/models`` answer can send requests. Point a proxy at it with
 from __future__ import annotations
 
 import argparse
-import asyncio
 import threading
 
 from userbench_env.serve.model_server import DEFAULT_MAX_TOKENS_CAP
@@ -38,20 +37,11 @@ def run(args: argparse.Namespace) -> int:
     name = args.model_name or (DEFAULT_MODEL_NAME if args.gguf is None else engine.model_path.stem)
     server = ChatServer(responder, host=args.host, port=args.port, record=False, model_name=name)
 
-    async def main() -> None:
-        await server.start()
-        print(f"serving {engine.model_path.name} as {name!r} with {engine.name} ({args.parallel} parallel) "
-              f"at {server.base_url} (Ctrl-C to stop)", flush=True)
-        try:
-            await asyncio.Event().wait()
-        finally:
-            await server.stop()
-            responder.close()
-
     try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        pass
+        server.run_until_interrupted(lambda s: f"serving {engine.model_path.name} as {name!r} with {engine.name} "
+                                              f"({args.parallel} parallel) at {s.base_url} (Ctrl-C to stop)")
+    finally:
+        responder.close()
     return 0
 
 

@@ -19,7 +19,7 @@ import json
 import threading
 import time
 from collections import Counter
-from typing import Any
+from typing import Any, Callable
 
 from aiohttp import web
 
@@ -153,13 +153,26 @@ class ChatServer:
             await self._runner.cleanup()
             self._runner = None
 
-    async def serve_forever(self) -> None:
-        """Start and serve until cancelled."""
-        await self.start()
+    def run_until_interrupted(self, banner: Callable[["ChatServer"], str]) -> None:
+        """Serve from this thread until Ctrl-C: start (an address that cannot be bound is a
+        :class:`~userbench_env.errors.UserError`), print ``banner(self)``, then stop cleanly."""
+        from userbench_env.errors import UserError
+
+        async def main() -> None:
+            try:
+                await self.start()
+            except OSError as exc:  # port taken, address not ours, no permission
+                raise UserError(f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}") from exc
+            print(banner(self), flush=True)
+            try:
+                await asyncio.Event().wait()
+            finally:
+                await self.stop()
+
         try:
-            await asyncio.Event().wait()
-        finally:
-            await self.stop()
+            asyncio.run(main())
+        except KeyboardInterrupt:
+            pass
 
     def __enter__(self) -> "ChatServer":
         """Serve from a background thread with its own loop until the block exits."""
