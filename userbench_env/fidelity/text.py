@@ -242,7 +242,7 @@ def identifiers(text: str) -> tuple[str, ...]:
 
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
 _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
-            r"data saver(?: mode)?|vpn)"
+            r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
 _ON = {"on", "yes", "enabled", "connected", "active"}
 _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
@@ -265,9 +265,10 @@ _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initi
 _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
-#: Being on or off a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN".
+#: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
+#: "I'm not in airplane mode".
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:(?!not\b|never\b)\w+\s+)?(?:(not|never)\s+)?"
-                          r"(?:\w+\s+)?(connected to|using|on|off)\s+(?:the\s+|a\s+|any\s+|my\s+)?$"
+                          r"(?:\w+\s+)?(connected to|using|on|off|in)\s+(?:the\s+|a\s+|any\s+|my\s+)?$"
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
@@ -279,12 +280,14 @@ def _feature(name: str) -> str:
     name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming").replace("cellular data", "mobile data")
     if name in ("aeroplane mode", "flight mode"):
         return "airplane mode"
+    if name == "data":  # bare "data" is read only before a state ("my data's switched on")
+        return "mobile data"
     return "data saver" if name.startswith("data saver") else name
 
 
 #: Words one of which every match of :data:`_FEATURE` contains.
 _FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data", "cellular data", "roaming", "wifi",
-                  "wi-fi", "data saver", "vpn")
+                  "wi-fi", "data saver", "vpn", "data's ", "data is ", "data was ")
 
 
 #: Words one of which every device reading's text contains.
