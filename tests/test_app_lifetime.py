@@ -25,7 +25,8 @@ from userbench_env.surfaces.tasks import load_surface_tasks
 
 TASK = "lstyle-diet-type-app"
 
-#: a process that starts an App env, reports what it started, then waits to be killed or exits
+#: a process that starts an App env, reports what it started, then waits to be killed, or exits
+#: once its standard input closes (so the test sees the processes alive before the exit)
 CHILD = """
 import json, sys, time
 import gymnasium as gym
@@ -37,6 +38,8 @@ print(json.dumps({"pids": [runtime.xvfb.pid, runtime.app.pid], "root": str(runti
                   "watchdog": runtime.watchdog_pid}), flush=True)
 if sys.argv[1] == "wait":
     time.sleep(600)
+else:
+    sys.stdin.read()
 """
 
 
@@ -60,7 +63,8 @@ def gone(started: dict, timeout: float = 20.0) -> bool:
 
 
 def start_child(mode: str) -> tuple[subprocess.Popen, dict]:
-    proc = subprocess.Popen([sys.executable, "-c", CHILD % TASK, mode], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", CHILD % TASK, mode], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            text=True)
     assert proc.stdout is not None
     started = json.loads(proc.stdout.readline())
     assert all(alive(p) for p in started["pids"]) and Path(started["root"]).is_dir()
@@ -76,6 +80,8 @@ def test_kill_9_of_the_parent_leaves_nothing_behind(local_app) -> None:
 
 def test_exit_without_close_leaves_nothing_behind(local_app) -> None:
     proc, started = start_child("exit")
+    assert proc.stdin is not None
+    proc.stdin.close()  # the child exits now, without close()
     assert proc.wait(60) == 0
     assert gone(started), started
 
@@ -112,6 +118,8 @@ def test_kill_9_of_the_parent_removes_its_container(docker_engine) -> None:
         time.sleep(0.2)
     with pytest.raises(NotFound):
         client.containers.get(started["container"])
+    while alive(started["watchdog"]) and time.monotonic() < deadline:  # it exits once the container is gone
+        time.sleep(0.1)
     assert not alive(started["watchdog"])
 
 
