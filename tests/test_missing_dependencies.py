@@ -43,33 +43,28 @@ def test_web_without_chromium_names_the_debian_package(monkeypatch, fresh_browse
         env.reset(seed=0)
 
 
-@pytest.mark.parametrize("program, package", [("Xvfb", "xvfb"), ("xdotool", "xdotool")])
-def test_app_without_display_tools_names_the_debian_packages(monkeypatch, program, package) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == program else f"/usr/bin/{name}")
-    env = gym.make("UserBench/App-v0", surface_options={"runtime": "local"})
+def _app_reset_raises(runtime: str, match: str) -> None:
+    """``reset()`` of an App-v0 env on ``runtime`` raises a MissingDependency matching ``match``."""
+    env = gym.make("UserBench/App-v0", surface_options={"runtime": runtime})
     try:
-        with pytest.raises(MissingDependency, match=rf"needs {program}, not found on PATH: apt-get install {package}$"):
+        with pytest.raises(MissingDependency, match=match):
             env.reset(seed=0)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("program, package", [("Xvfb", "xvfb"), ("xdotool", "xdotool")])
+def test_app_without_display_tools_names_the_debian_packages(monkeypatch, program, package) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None if name == program else f"/usr/bin/{name}")
+    _app_reset_raises("local", rf"needs {program}, not found on PATH: apt-get install {package}$")
 
 
 def test_app_without_tk_names_python3_tk(monkeypatch) -> None:
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: f"/usr/bin/{name}")  # the programs are there
     monkeypatch.setitem(sys.modules, "_tkinter", None)
-    env = gym.make("UserBench/App-v0", surface_options={"runtime": "local"})
-    try:
-        with pytest.raises(MissingDependency, match=r"needs Tk for Python.*apt-get install python3-tk"):
-            env.reset(seed=0)
-    finally:
-        env.close()
+    _app_reset_raises("local", r"needs Tk for Python.*apt-get install python3-tk")
 
 
 def test_app_docker_runtime_without_the_sdk_names_the_app_extra(monkeypatch) -> None:
     monkeypatch.setitem(sys.modules, "docker", None)
-    env = gym.make("UserBench/App-v0", surface_options={"runtime": "docker"})
-    try:
-        with pytest.raises(MissingDependency, match=r'needs the Python package \'docker\'.*pip install -e "\.\[app\]"'):
-            env.reset(seed=0)
-    finally:
-        env.close()
+    _app_reset_raises("docker", r'needs the Python package \'docker\'.*pip install -e "\.\[app\]"')

@@ -699,11 +699,14 @@ _REQUEST_WORDS = frozenset({"run", "side", "argument", "pleas", "tell", "let", "
 
 class _Requests(Rule):
     """Reads which user tools the agent asked for (by name, in its latest text, read
-    lazily in :meth:`resolve`); ``params["tools"]`` are the user's tool names."""
+    lazily in :meth:`resolve`); ``params[tools_param]`` are the user's tool names."""
+
+    #: the criterion parameter listing the tools this rule watches
+    tools_param = "tools"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
-        tools = sorted({t for c in criteria for t in c.params.get("tools", [])})
+        tools = sorted({t for c in criteria for t in c.params.get(cls.tools_param, [])})
         return tools, ToolMentions(tools)
 
     def start(self) -> None:
@@ -1108,11 +1111,7 @@ class UnrequestedAction(_Requests):
     user's next text; applies when a state-changing tool is called."""
 
     name = "unrequested_action"
-
-    @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
-        tools = sorted({t for c in criteria for t in c.params.get("mutating", [])})
-        return tools, ToolMentions(tools)
+    tools_param = "mutating"
 
     def start(self) -> None:
         super().start()
