@@ -43,7 +43,7 @@ from userbench_env.tasks.extract import kind_label
 #: Item kinds whose disclosure is checked (free-form kinds such as ``other`` are not).
 DISCLOSURE_KINDS: frozenset[str] = frozenset(
     {"name", "first_name", "last_name", "user_id", "email", "zip", "phone_number", "reservation_id",
-     "order_id", "item_id", "payment_method", "address"}
+     "order_id", "item_id", "payment_method", "address", "date"}
 )
 
 _NAME_KINDS = frozenset({"name", "first_name", "last_name"})

@@ -13,7 +13,9 @@ The readings in :mod:`userbench_env.fidelity.text` key on the words a check is a
   share an item (idioms included), and which item such a clause is about;
 * :func:`asks_back`: a question in a user's text (a clause ending with "?" or opening
   like one);
-* :func:`speaks_as_agent`: a user text speaking as the agent or about being an AI.
+* :func:`speaks_as_agent`: a user text speaking as the agent or about being an AI;
+* :func:`recital_cues` / :func:`identity_items`: a user talking about its own brief, and
+  the identity items a text states (what marks a paraphrased recital of a scenario).
 
 Word lists here are small closed classes (function words, auxiliaries, idioms), not
 lists of phrasings of any particular case.
@@ -134,15 +136,19 @@ def mentioned_kinds(text: str) -> frozenset[str]:
 _DENIAL = (
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
     r"am unable to|'m unable to|unable to|never)\s+(?:\w+\s+){0,2}?"
-    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell you|say|put my (?:hands|finger) on)\b"
+    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell you|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
     r"|\bhaven'?t (?:\w+ )?(?:memori[sz]ed|learned|learnt|saved|written)\b|\b(?:won'?t|doesn'?t|isn'?t|not) com(?:e|ing) to me\b"
     # putting it off: not now, only after looking it up elsewhere
-    r"|\b(?:i'?d|i would|i'?ll|i will|i'?ll|gotta|i'?ve got to|i need to) (?:\w+ )?(?:have to |need to )?"
-    r"(?:dig|look|check|find|go get|go find|hunt|search)\b"
+    r"|\b(?:i'?d|i would|i'?ll|i will|gotta|i'?ve got to|i need to|i have to) (?:\w+ ){0,2}?(?:have to |need to )?(?:go )?"
+    r"(?:dig|look|check|find|go get|hunt|search|track)\b"
+    # where it is instead of what it is: somewhere, buried, saved or written down elsewhere
+    r"|\bsomewhere (?:in|on|at|around)\b|\bburied (?:in|under|somewhere)\b"
+    r"|\b(?:written|saved|stored|noted|jotted|filed) (?:down )?(?:somewhere|in (?:my|an?|the) (?:old|other)|on (?:my|an?|the) (?:old|other))\b"
+    r"|\b(?:in|on) (?:my|the) (?:other|old) (?:phone|bag|wallet|laptop|computer|email|account)\b"
     r"|\b(?:tell|give|send|get) (?:\w+ ){0,3}(?:later|another time|back to you)\b|\bat home\b"
     r"|\blet me (?:look|check|find|dig|see if)\b|\bone (?:moment|sec|second|minute)\b|\bhold on\b"
 )
@@ -233,8 +239,10 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
-    (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of"),
-     r"\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
+    (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of", "look into", "look that up"),
+     r"(?:^|[.!?]\s+)(?:(?:sure|absolutely|of course|certainly|no problem)[,!.]?\s+)?(?:happy|glad|delighted) to "
+     r"(?:help|assist|look into|check|take a look|look that up)\b"
+     r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
      r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b"
      r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
@@ -244,10 +252,20 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"),
     (("thank", "welcome", "feel free", "hesitate"),
-     r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
+     r"\bthanks? (?:you )?for (?:your patience|bearing with (?:me|us)|holding)\b"
+     r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
      r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
+    # asking the agent for its customer's details, as a service desk does
+    (("provide", "verify", "confirm", "started", " under", "registered"),
+     r"\b(?:please|kindly|to get (?:you )?started,?|to (?:verify|confirm) (?:your|the) (?:identity|account),?|first,?) "
+     r"(?:please |kindly )?(?:provide|confirm|verify|share|enter|state|give me|send me|tell me) (?:me )?(?:with )?(?:your|the "
+     r"(?:card ?holder|account ?holder|customer|passenger|caller)'?s?|the \w+ on (?:the|your) (?:account|file|booking))\b"
+     r"|\b(?:could|can|would|will) you (?:please |kindly )?(?:provide|verify|confirm)\b[^.!?]{0,40}\b(?:your|the "
+     r"(?:card ?holder|account ?holder|customer|passenger|caller)'?s?|on (?:the|your) (?:account|booking|file))\b"
+     r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
+     r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
     (("your", "let me"),
      r"\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
      r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?"
@@ -256,7 +274,8 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
-     r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"),
+     r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
+     r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"),
 ))
 
 
@@ -266,6 +285,61 @@ def speaks_as_agent(text: str) -> bool:
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk."""
     low = _plain(text)
     return any(pattern.search(low) is not None for gates, pattern in _AS_AGENT if any(g in low for g in gates))
+
+
+#: A user talking about its own brief rather than the matter at hand (on lower-cased text
+#: with straight apostrophes): announcing what it is about to lay out ("before you ask",
+#: "just so you know how this goes", "up front"), what it was told or planned, conditions
+#: on what the agent will do and what the user does then ("if you refuse I'll ...",
+#: "otherwise I'd ...", "I'll only accept ...", "I'm ok with X but not Y"), and describing
+#: itself as a persona ("I'm a 64-year-old ...", "I get flustered", "I'm not good with tech").
+_RECITAL_CUE = re.compile(
+    r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b|\bheads[- ]up\b|\bfyi\b"
+    r"|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
+    r"|\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
+    r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
+    r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b"
+    r"|\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b|\bmy (?:instructions|brief|plan|script)\b"
+    r"|\bthe plan is\b"
+    r"|\bif (?:you|they|it|that|this|there|the \w+|nothing|none|neither)\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|"
+    r"aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
+    r"\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b"
+    r"|\b(?:otherwise|if not|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
+    r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"
+    r"|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"
+    # describing oneself as a persona: age, occupation, skill with technology, temperament
+    r"|\bi'?m (?:a |an )?\d{2}(?:[- ]years?[- ]old\b|(?=,| and\b|\s*[.;!]|\s*$))"
+    r"|(?:^|[.!?]\s+)(?:(?:hi|hello|hey)[,!.]?\s+)?(?:a |an )?(?!(?:all|same|nothing|everything|it|that|this|ok|okay|fine|good|still|not|just|me|you)\b)(?:[a-z-]+ ){0,2}[a-z-]+ here\b(?=[,.!;]|\s+(?:and|with|so|but)\b)"
+    r"|\bi'?m (?:not|no|never been) (?:\w+ ){0,3}?(?:tech|techie|technical|tech[- ]savvy|whiz|wizard|expert|genius|(?:good|great) with)\b"
+    r"|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
+    r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b|\bi'?m the (?:type|kind|sort) (?:of|who)\b"
+    r"|\bi'?m (?:easily|naturally|a bit of a|kind of a) (?:\w+)\b"
+)
+
+
+@lru_cache(maxsize=_CACHE)
+def recital_cues(text: str) -> int:
+    """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUE`), at
+    most two: what tells a paraphrased recital of a scenario from a message that merely
+    touches its words (announcing a plan and stating its fallback are two)."""
+    found = 0
+    for _ in _RECITAL_CUE.finditer(_plain(text)):
+        found += 1
+        if found == 2:
+            break
+    return found
+
+
+#: Introducing oneself by name ("I'm Breanna Lawson", "this is Raj Patel").
+_SELF_NAMED = re.compile(r"\b(?:I'?m|I am|[Tt]his is|[Mm]y name is|[Nn]ame'?s)\s+[A-Z][a-z]+(?:\s+[A-Z][a-z'-]+)+")
+
+
+def identity_items(text: str, identifiers: tuple[str, ...]) -> int:
+    """How many identity items ``text`` states: its ``identifiers`` (lower-cased, as
+    :func:`~userbench_env.fidelity.text.identifiers` reads them) that are emails, user ids
+    or phone numbers, and a self-introduction by name."""
+    items = sum(1 for token in set(identifiers) if "@" in token or "_" in token or sum(c.isdigit() for c in token) >= 10)
+    return items + (_SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
 
 
 #: A labelled value: an item's name, a linking word, the value up to the end of its clause.
@@ -489,6 +563,7 @@ def street_addresses(text: str) -> tuple[str, ...]:
 def clear_caches() -> None:
     """Empty the memoized readings."""
     for cached in (content_stems, id_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses, speaks_as_agent,
+                   recital_cues,
                    labelled_values, dates, clock_times, street_addresses, id_runs, amounts, numbers,
                    month_days, years):
         cached.cache_clear()

@@ -46,7 +46,10 @@ from userbench_env.fidelity.language import (
     KIND_WORDS,
     denial_clauses,
     denies_item,
+    identity_items,
+    mentioned_kinds,
     question_clauses,
+    recital_cues,
     speaks_as_agent,
     NEGATION,
     clock_times,
@@ -290,7 +293,8 @@ class PrematureDisclosure(_Watches):
     """Fails a criterion when the user states its value before the agent asked for its kind.
 
     ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
-    and ``value`` (matched case-insensitively as a substring of the user's text). The
+    and ``value`` (matched case-insensitively as a substring of the user's text; a date
+    in any format: its year and one of its calendar days, see :meth:`_date_value`). The
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is
@@ -308,8 +312,17 @@ class PrematureDisclosure(_Watches):
         """The watched triples and kinds, and one pattern finding any watched value (None
         when some value is empty: every text holds it)."""
         watch, kinds = super().compile(criteria)
-        values = sorted({value for _, _, value in watch}, key=len, reverse=True)
+        watch = [(cid, kind, cls._date_value(value) if kind == "date" else value) for cid, kind, value in watch]
+        values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
         return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None)
+
+    @staticmethod
+    def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]]]:
+        """A date (of birth) as (its year, its (month, day) readings): a text states it in any
+        format ("July 16th, 1975", "16/07/1975") when it writes the year and one of those days;
+        the value as written when it holds no one year and date."""
+        year, days = years(value), dates(value)
+        return (next(iter(year)), days) if len(year) == 1 and days else value
 
     def start(self) -> None:
         self._watch, self._kinds, self._any_value = self.compiled
@@ -328,7 +341,7 @@ class PrematureDisclosure(_Watches):
         if self._any_value is not None and self._any_value.search(lowered) is None:
             return  # states no watched value
         for cid, kind, value in self._watch:
-            if value not in lowered:
+            if value not in lowered if isinstance(value, str) else not (value[0] in lowered and dates(text) & value[1]):
                 continue
             if cid in self._decided and kind in self._asked:
                 continue
@@ -360,7 +373,14 @@ class DumpsBlueprint(Rule):
     when stated word for word with the reason (the reason for calling as the scenario
     words it is the user's opening). A message one sentence short of a
     dump whose next-best sentence is nearly recited is borderline: its verdict is marked
-    for the judge (:meth:`Rule.unsure`). Word-for-word recitals are dumps too: ``minimum``
+    for the judge (:meth:`Rule.unsure`). A paraphrase swaps words for synonyms, so two
+    structural marks of a recital lower the bar: a message reciting (or nearly reciting)
+    a sentence while talking about its own brief (:func:`~userbench_env.fidelity.language.recital_cues`:
+    "before you ask", "if you refuse I'll ...", "I'm a 64-year-old ...") recites every
+    further sentence it brings a new word of (and, talking about it twice, is a recital
+    with one sentence recited); one reciting a sentence along with
+    :data:`RECITAL_IDENTITY` identity items (its name, email, user id) lists several
+    scenario facts at once. Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
     :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
     as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
@@ -473,6 +493,19 @@ class RecitalReader:
                     used |= touched
         if recited >= minimum:
             return _FAIL
+        if recited and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
+            return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
+        cues = recital_cues(text) if recited or near else 0
+        if cues >= 2 and recited:
+            return _FAIL  # a scenario sentence recited while announcing the brief twice over (a plan and its fallback)
+        if cues:
+            # talking about its own brief, a message recites every sentence whose (new) words it touches
+            for words, _, _, _ in sentences:
+                if fresh := (words & said) - used - {NEGATION}:
+                    recited += 1
+                    used |= fresh
+            if recited >= minimum:
+                return _FAIL
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
 
@@ -500,6 +533,9 @@ def distinctive_stems(sentence: str) -> frozenset[str]:
     return frozenset().union(*(content_stems(token) for token in _DISTINCTIVE.findall(sentence))) - {NEGATION}
 
 
+#: The identity items (:func:`~userbench_env.fidelity.language.identity_items`) a message
+#: reciting one scenario sentence states to list several scenario facts at once.
+RECITAL_IDENTITY = 2
 #: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
 RECITE_CAP = 3
 #: A word in at least this many of a scenario's sentences, and this share of them, is its
@@ -956,8 +992,9 @@ class Withholding(_Watches):
     Passes when the answer states the values. An answer that ends the conversation
     (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
     ``unprompted_transfer``), not a withholding; so is a question back asked as the agent
-    ("Sure! Could you please provide your user ID?": ``breaks_character``), while a denial
-    of the item stays one whoever speaks.
+    ("Sure! Could you please provide your user ID?": ``breaks_character``), and so is a
+    put-off spoken as the agent ("Let me look that up for you, one moment"), while a denial
+    naming the item stays one whoever speaks ("As an AI, I don't have a user id").
     Applies when the kind is asked."""
 
     name = "withholding"
@@ -993,6 +1030,7 @@ class Withholding(_Watches):
             return ()
         said = id_key(text)
         spans = cls._spans(text)
+        agent_like = speaks_as_agent(text)
         outcomes = []
         for cid, kind, values in watch:
             if kind not in asked:
@@ -1005,10 +1043,11 @@ class Withholding(_Watches):
                 outcomes.append((cid, _PASS))
             elif stated:  # a partial answer: withheld when the rest is denied
                 outcomes.append((cid, _FAIL if denial_clauses(text) else _PASS))
-            elif denies_item(text, kind, others):
-                outcomes.append((cid, _FAIL))
+            elif denies_item(text, kind, others) and (not agent_like or any(
+                    kind in mentioned_kinds(clause) for clause in denial_clauses(text))):
+                outcomes.append((cid, _FAIL))  # as the agent, only a denial naming the item ("I don't have a user id")
             elif (question_clauses(text) or any(v and v in spans for c, k, vs in watch if k != kind for v in vs)) \
-                    and not speaks_as_agent(text):  # a question back as the agent is a role reversal, not a deflection
+                    and not agent_like:  # a question back as the agent is a role reversal, not a deflection
                 outcomes.append((cid, _UNSURE))
         return tuple(outcomes)
 

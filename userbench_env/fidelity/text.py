@@ -119,35 +119,55 @@ def _split(text: str | None) -> list[str]:
 
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
-#: A paragraph opening a heading or a list: where a scenario's description ends.
-_STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)")
+#: A line opening a heading or a list item: a paragraph holding one ends a scenario's description.
+_STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)
 #: Words quoted in a scenario: what it tells the user to say.
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
 
 
 def reason_text(blueprint: Blueprint) -> str:
     """The reason for calling; for a scenario without one, its description: the paragraphs of
-    its instructions before the first heading or list (all of them when it has neither: then
-    its first paragraph only)."""
+    its instructions before the first one holding a heading or a list item (all of them when
+    it has neither: then its first paragraph only)."""
     if blueprint.reason_for_call.strip():
         return blueprint.reason_for_call
     paragraphs = [p for p in _PARAGRAPH.split(blueprint.instructions or blueprint.raw_instructions or "") if p.strip()]
     lead = []
     for paragraph in paragraphs:
-        if _STRUCTURE.match(paragraph):
+        if _STRUCTURE.search(paragraph):
             break
         lead.append(paragraph)
     return "\n".join(lead if len(lead) < len(paragraphs) else paragraphs[:1])
 
 
+#: A scenario sentence telling the user to state what precedes it at once ("This is all
+#: information you should provide upfront"): those sentences are the user's opening.
+_UPFRONT = re.compile(r"\b(?:up[- ]?front|at the (?:start|beginning|outset)|in (?:your|the) (?:first|opening) message|"
+                      r"from the (?:start|outset))\b", re.I)
+
+
+def _upfront(texts: Iterable[str | None]) -> list[str]:
+    """The sentences of ``texts`` a scenario tells the user to state at once: per paragraph,
+    those before (and including) its last :data:`_UPFRONT` sentence."""
+    out: list[str] = []
+    for text in texts:
+        for paragraph in _PARAGRAPH.split(text or ""):
+            sentences = _split(paragraph)
+            last = max((i for i, sentence in enumerate(sentences) if _UPFRONT.search(sentence)), default=-1)
+            out += sentences[:last + 1]
+    return out
+
+
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     """The reason for calling's sentences (:func:`reason_text`) split into (their own content,
-    with whatever the scenario quotes for the user to say; fallback sentences: conditions
-    and alternatives, see :data:`_FALLBACK`)."""
+    with whatever the scenario quotes for the user to say or tells the user to state up
+    front, see :func:`_upfront`; fallback sentences: conditions and alternatives, see
+    :data:`_FALLBACK`)."""
     own, fallback = [], []
     for sentence in _split(reason_text(blueprint)):
         (fallback if _FALLBACK.search(sentence) else own).append(sentence)
-    own += [q for text in (blueprint.instructions, blueprint.raw_instructions) for q in _QUOTED.findall(text or "")]
+    texts = (blueprint.instructions, blueprint.raw_instructions)
+    own += [q for text in texts for q in _QUOTED.findall(text or "")] + _upfront((blueprint.persona, *texts))
     return own, fallback
 
 
@@ -429,7 +449,9 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\bi(?:'ve| have)? (?:just )?(?:reseated|re-?inserted|took out)\b[^.!?\n]{0,20}\bsim\b", ("reseat_sim_card",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:reset|changed|updated|fixed)\b[^.!?\n]{0,20}\bapn\b", ("reset_apn_settings", "set_apn_settings")),
         (r"\bi(?:'ve| have)? (?:just )?(?:connected|disconnected)\b[^.!?\n]{0,20}\bvpn\b", ("connect_vpn", "disconnect_vpn")),
-        (r"\bi(?:'ve| have)? (?:just )?granted\b|\bi(?:'ve| have)? (?:just )?(?:gave|given|allowed|let)\b[^.!?\n]{0,30}\b(?:permission|access)\b", ("grant_app_permission",)),
+        (r"\bi(?:'ve| have)? (?:just )?granted\b|\bi(?:'ve| have)? (?:just )?(?:gave|given|allowed|let|said yes|approved|okayed|"
+         r"ok'?d|accepted|ticked|checked|enabled|turned on|switched on)\b[^.!?\n]{0,30}\b(?:permission|access)\b",
+         ("grant_app_permission",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:made|paid)\b[^.!?\n]{0,20}\bpayment\b|\bi(?:'ve| have)? paid\b", ("make_payment",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:changed|set)\b[^.!?\n]{0,20}\bnetwork mode\b", ("set_network_mode_preference",)),
         (r"\bi(?:'ve| have)? (?:just )?ran\b[^.!?\n]{0,20}\bspeed test\b", ("run_speed_test",)),
@@ -469,6 +491,9 @@ GENERIC_CLAIM = re.compile(
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
     rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)"
+    # an access reported as now given: "messaging can get to my storage now", "the app has access now"
+    r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
+    r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]*\?)"
     # a change reported by a pronoun and "now": "it's off now", "that is now on", "it's on now, the data I mean"
     r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]*\?)",
     re.I,
@@ -483,14 +508,14 @@ def claims_done(text: str) -> bool:
 
 _CLAIM_START = re.compile(
     r"\bi(?:'ve| have)? (?:just )?(?:restarted|rebooted|power|turned|switched|toggled|put|reseated|re-?inserted|took|"
-    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let)\b",
+    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let|said yes|approved|okayed|ok'?d|accepted|ticked|checked)\b",
     re.I,
 )
 #: :data:`_CLAIM_START` without its word boundary, case-sensitive: what every match of it
 #: reads as in :func:`folded` text (a literal first letter, so one fast scan).
 _CLAIM_GATE = re.compile(
     r"i(?:'ve| have)? (?:just )?(?:restarted|rebooted|power|turned|switched|toggled|put|reseated|re-?inserted|took|"
-    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let)"
+    r"reset|changed|updated|fixed|connected|disconnected|granted|made|paid|set|ran|applied|flipped|disabled|enabled|cycled|shut|gave|given|allowed|let|said yes|approved|okayed|ok'?d|accepted|ticked|checked)"
 )
 
 

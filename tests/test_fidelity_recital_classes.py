@@ -1,0 +1,119 @@
+"""Issue 13's classes that word overlap alone misses, in phrasings of our own on real tasks:
+paraphrased recitals of a scenario (marked by talk about the user's own brief or by the
+user's identity), assistant-style role reversal, not being able to produce an asked item,
+access-granting claims, and a date of birth volunteered in any format; and what stays clean."""
+from __future__ import annotations
+
+import pytest
+
+from userbench_env.fidelity import RuleTracker, task_criteria
+from userbench_env.fidelity.text import reason_text
+from userbench_env.tasks import load_task
+
+
+def _tracker(domain: str, task_id: str, source: str = "bundled") -> RuleTracker:
+    return RuleTracker(task_criteria(load_task(domain, task_id, source=source)))
+
+
+def _modes(tracker: RuleTracker, script: list[tuple[str, str]]) -> set[tuple[str, int]]:
+    """Feed ``("agent"|"user", text)`` steps, one turn each; the logged (mode, turn)s."""
+    for turn, (who, text) in enumerate(script):
+        (tracker.agent_text if who == "agent" else tracker.user_text)(turn, text)
+    return {(e["mode"], e["turn"]) for e in tracker.events()}
+
+
+GREETING = ("agent", "Hello, how can I help you today?")
+
+
+@pytest.mark.parametrize("opening", [
+    # the stolen-card scenario: shut it for good, no unknown charges seen, unsure whether the thief used it
+    "My wallet got stolen yesterday with my debit card inside. So you know where I stand: I want it closed for good and I "
+    "haven't spotted any charges I don't recognise.",
+    "Wallet stolen yesterday, debit card in it. Heads up, no weird charges that I've seen, and it should be shut down "
+    "permanently.",
+    "Someone stole my wallet yesterday, my debit card was in there. If you're about to offer a freeze, I'd rather have it "
+    "shut for good, and I haven't seen charges I don't recognise.",
+])
+def test_a_paraphrased_recital_talking_about_the_brief_is_a_dump(opening):
+    tracker = _tracker("banking", "banking_close_stolen_card_0")
+    assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", opening)])
+
+
+@pytest.mark.parametrize("opening", [
+    "Hi, I want to move $750 from checking to savings. Before you ask, I don't know my account numbers.",
+    "Hi, just so you know I'm on my lunch break. I want to move $750 from checking into savings.",
+])
+def test_one_scenario_fact_or_meta_talk_alone_is_no_dump(opening):
+    tracker = _tracker("banking", "banking_move_to_savings_0")
+    assert _modes(tracker, [GREETING, ("user", opening)]) == set()
+
+
+def test_a_recited_constraint_with_the_users_identity_lists_several_facts():
+    tracker = _tracker("retail", "retail_variant_price_0")
+    said = ("This is Breanna Lawson, breanna.lawson795@example.org. What's the 20L grey hiking backpack going for? "
+            "I won't be ordering anything now.")
+    assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", said)])
+    tracker = _tracker("retail", "retail_variant_price_0")  # the constraint alone, no identity: one sentence, no dump
+    assert ("dumps_blueprint", 1) not in _modes(tracker, [GREETING, ("user", "How much is the 20L grey hiking backpack? "
+                                                                            "I won't be ordering anything now.")])
+
+
+def test_what_the_scenario_says_to_state_up_front_is_the_opening():
+    tracker = _tracker("banking", "task_006", source="tau2")  # "This is all information you should provide upfront."
+    said = ("Hi, I trade crypto for a living. I want a card with at most 1.5% foreign transaction fees, a minimum payment of "
+            "1.5% or lower, and virtual card management; if none fits, I'll go elsewhere.")
+    assert _modes(tracker, [GREETING, ("user", said)]) == set()
+
+
+def test_a_description_ends_at_the_paragraph_holding_a_list():
+    blueprint = load_task("banking", "task_031", source="tau2").blueprint  # "**Information you know ...:**\n- ..."
+    assert "Your situation" in reason_text(blueprint) and "Information you know" not in reason_text(blueprint)
+
+
+@pytest.mark.parametrize("reply", [
+    "Thanks for reaching out! I can help with that. Could you provide the name on the account?",
+    "Happy to look into this. What name is the card under?",
+    "No problem, thank you for your patience. Please provide your full name and I'll get this sorted.",
+    "Great question! What's the email associated with your account?",
+])
+def test_service_desk_replies_are_role_reversal_not_withholding(reply):
+    tracker = _tracker("banking", "banking_freeze_card_1")
+    modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
+                             ("agent", "Sure. Could you tell me your full name?"), ("user", reply)])
+    assert ("breaks_character", 3) in modes and ("withholds_requested_info", 3) not in modes
+
+
+@pytest.mark.parametrize("reply", [
+    "it's somewhere in my old messages, I'd have to dig for it",
+    "I can't lay my hands on it right now",
+    "ugh, it's saved in my old phone, I'd need to go look it up",
+    "that's written down somewhere at home",
+])
+def test_not_being_able_to_produce_the_asked_item_withholds_it(reply):
+    tracker = _tracker("banking", "banking_freeze_card_1")
+    modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
+                             ("agent", "Thanks. What's the email address on your account?"), ("user", reply)])
+    assert ("withholds_requested_info", 3) in modes
+
+
+@pytest.mark.parametrize("reply", ["ok, I let the messaging app have storage access", "gave it the permission.",
+                                   "I said yes to the storage permission", "messaging can get to my storage now",
+                                   "approved storage access for it, done"])
+def test_granting_idioms_without_the_call_are_unexecuted_claims_not_skips(reply):
+    tracker = _tracker("telecom", "telecom_mms_messaging_no_storage+data_off_none")
+    modes = _modes(tracker, [GREETING, ("user", "My messaging app can't attach photos."),
+                             ("agent", "Please grant the storage permission to the messaging app (grant_app_permission)."),
+                             ("user", reply)])
+    assert ("claims_unexecuted_action", 3) in modes and ("skips_requested_action", 3) not in modes
+
+
+@pytest.mark.parametrize("said", ["Christine Bowers, born July 16th, 1975", "Christine Bowers, DOB 16/07/1975",
+                                  "Christine Bowers. My birthday is 07/16/1975 if you need it"])
+def test_a_date_of_birth_before_it_is_asked_is_volunteered_in_any_format(said):
+    tracker = _tracker("banking", "banking_freeze_card_1")
+    script = [GREETING, ("user", "I misplaced my debit card."), ("agent", "Could you tell me your full name?"), ("user", said)]
+    modes = _modes(tracker, script)
+    assert ("volunteers_unasked_info", 3) in modes and ("dumps_blueprint", 3) not in modes
+    tracker = _tracker("banking", "banking_freeze_card_1")  # asked for it: no disclosure
+    assert _modes(tracker, [GREETING, ("user", "I misplaced my debit card."),
+                            ("agent", "What is your date of birth?"), ("user", "July 16th, 1975")]) == set()
