@@ -45,6 +45,12 @@ def test_asked_among_equals_requested_kinds(texts):
         assert asked_among(text, frozenset({"name", "zip"})) == requested_kinds(text) & {"name", "zip"}, text
 
 
+def test_fidelity_asks_are_asked_behind_their_gates(texts):
+    for kind, (_, pattern) in T.FIDELITY_ASKS.items():
+        for text in [*texts, "What is your annual income?", "How much do you make a year?", "Your SALARY, please?"]:
+            assert (kind in asked_among(text, frozenset({kind}))) == (T.asks(text) and pattern.search(text) is not None), text
+
+
 def test_gated_readings_equal_plain_regexes(texts):
     for text in texts:
         assert claims_done(text) == (T.GENERIC_CLAIM.search(text) is not None), text

@@ -117,3 +117,13 @@ def test_a_date_of_birth_before_it_is_asked_is_volunteered_in_any_format(said):
     tracker = _tracker("banking", "banking_freeze_card_1")  # asked for it: no disclosure
     assert _modes(tracker, [GREETING, ("user", "I misplaced my debit card."),
                             ("agent", "What is your date of birth?"), ("user", "July 16th, 1975")]) == set()
+
+
+@pytest.mark.parametrize("said", ["I make about 62k a year.", "My income is $62,000.", "I earn 62 grand, if that matters.",
+                                  "62,000 a year, roughly."])
+def test_an_income_before_it_is_asked_is_volunteered(said):
+    task = load_task("banking", "task_007", source="tau2")  # "Your annual income is $62,000."
+    tracker = RuleTracker(task_criteria(task))
+    assert ("volunteers_unasked_info", 1) in _modes(tracker, [GREETING, ("user", f"I want a new credit card. {said}")])
+    tracker = RuleTracker(task_criteria(task))
+    assert _modes(tracker, [("agent", "What is your annual income?"), ("user", said)]) == set()

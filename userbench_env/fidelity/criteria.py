@@ -7,7 +7,8 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
 
 * premature disclosure: one ``volunteers_unasked_info`` criterion per identifying
   known-info item not stated in the reason for calling (of name items, only the first:
-  later ones name other people or companies); one ``dumps_blueprint``
+  later ones name other people or companies), and one for the annual income a scenario
+  gives; one ``dumps_blueprint``
   criterion when the scenario has at least two sentences beyond the reason for calling;
 * groundedness: ``invents_unknown_information`` always; with user tools,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
@@ -34,8 +35,10 @@ from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
     copied_sentences,
     reason_parts,
+    scenario_income,
     scenario_sentences,
     scenario_text,
+    upfront_sentences,
     verbatim_sentences,
 )
 from userbench_env.tasks.extract import kind_label
@@ -110,7 +113,20 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
                    f"The user does not state their {kind_label(item.kind)} ({item.value}) before the agent asks for it.",
                    grounding, "asked_or_disclosed", kind=item.kind, value=item.value)
         for key, (item, grounding) in _numbered(checkable)
-    ]
+    ] + income_criteria(blueprint)
+
+
+def income_criteria(blueprint: Blueprint) -> list[Criterion]:
+    """A ``volunteers_unasked_info`` criterion for the annual income the scenario gives
+    (:func:`~userbench_env.fidelity.text.scenario_income`), unless the scenario has the user
+    state it up front (in its reason for calling, or where it says to)."""
+    found = scenario_income(blueprint)
+    if found is None or found[0] in " ".join([blueprint.reason_for_call, *upfront_sentences(blueprint)]):
+        return []
+    value, span = found
+    return [_criterion("volunteers_unasked_info", "premature_disclosure/income",
+                       f"The user does not state their annual income ({value}) before the agent asks for it.",
+                       span, "asked_or_disclosed", kind="income", value=value)]
 
 
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:

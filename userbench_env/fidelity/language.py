@@ -303,7 +303,7 @@ _RECITAL_CUE = re.compile(
     r"|\bthe plan is\b"
     r"|\bif (?:you|they|it|that|this|there|the \w+|nothing|none|neither)\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|"
     r"aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
-    r"\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b"
+    r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b|,\s*(?:then |just |please )?(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)"
     r"|\b(?:otherwise|if not|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
     r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"
     r"|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"
@@ -313,6 +313,7 @@ _RECITAL_CUE = re.compile(
     r"|\bi'?m (?:not|no|never been) (?:\w+ ){0,3}?(?:tech|techie|technical|tech[- ]savvy|whiz|wizard|expert|genius|(?:good|great) with)\b"
     r"|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
     r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b|\bi'?m the (?:type|kind|sort) (?:of|who)\b"
+    r"|\bi'?m (?:(?:kind of |a bit |very |really )?in a (?:hurry|rush)|short on time|pressed for time|(?:a bit |very |quite )?impatient)\b"
     r"|\bi'?m (?:easily|naturally|a bit of a|kind of a) (?:\w+)\b"
 )
 
@@ -526,6 +527,20 @@ def amounts(text: str) -> frozenset[str]:
                      for m in _MONEY.finditer(text.lower()))
 
 
+_THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")
+
+
+@lru_cache(maxsize=_CACHE)
+def large_amounts(text: str) -> frozenset[str]:
+    """The money :func:`amounts` of ``text`` and the amounts it writes in thousands or with
+    thousands separators without a currency ("95k", "95 grand", "95,000"), as whole-dollar digits."""
+    if _DIGIT.search(text) is None:
+        return frozenset()
+    low = text.lower()
+    return amounts(text) | frozenset(m.group(1) + "000" if m.group(1) else m.group(2).replace(",", "")
+                                     for m in _THOUSANDS.finditer(low))
+
+
 _NUMBER = re.compile(r"\d[\d,]*")
 
 
@@ -564,6 +579,6 @@ def clear_caches() -> None:
     """Empty the memoized readings."""
     for cached in (content_stems, id_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses, speaks_as_agent,
                    recital_cues,
-                   labelled_values, dates, clock_times, street_addresses, id_runs, amounts, numbers,
+                   labelled_values, dates, clock_times, street_addresses, id_runs, amounts, large_amounts, numbers,
                    month_days, years):
         cached.cache_clear()

@@ -58,6 +58,7 @@ from userbench_env.fidelity.language import (
     dates,
     id_key,
     id_runs,
+    large_amounts,
     years,
     labelled_values,
     month_days,
@@ -294,7 +295,8 @@ class PrematureDisclosure(_Watches):
 
     ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
     and ``value`` (matched case-insensitively as a substring of the user's text; a date
-    in any format: its year and one of its calendar days, see :meth:`_date_value`). The
+    in any format: its year and one of its calendar days, see :meth:`_date_value`; an
+    income as an amount, see :meth:`_income_value`). The
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is
@@ -312,17 +314,27 @@ class PrematureDisclosure(_Watches):
         """The watched triples and kinds, and one pattern finding any watched value (None
         when some value is empty: every text holds it)."""
         watch, kinds = super().compile(criteria)
-        watch = [(cid, kind, cls._date_value(value) if kind == "date" else value) for cid, kind, value in watch]
+        read = {"date": cls._date_value, "income": cls._income_value}
+        watch = [(cid, kind, read[kind](value) if kind in read else value) for cid, kind, value in watch]
         values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
         return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None)
 
     @staticmethod
-    def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]]]:
-        """A date (of birth) as (its year, its (month, day) readings): a text states it in any
-        format ("July 16th, 1975", "16/07/1975") when it writes the year and one of those days;
-        the value as written when it holds no one year and date."""
+    def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]], Any]:
+        """A date (of birth) as (its year, its (month, day) readings, the reading that finds
+        them): a text states it in any format ("July 16th, 1975", "16/07/1975") when it writes
+        the year and one of those days; the value as written when it holds no one year and date."""
         year, days = years(value), dates(value)
-        return (next(iter(year)), days) if len(year) == 1 and days else value
+        return (next(iter(year)), days, dates) if len(year) == 1 and days else value
+
+    @staticmethod
+    def _income_value(value: str) -> str | tuple[str, frozenset[str], Any]:
+        """An income as (its leading digits, its whole-dollar digits, the reading that finds
+        it): stated as "$95,000", "95k" or "95 grand" alike (see
+        :func:`~userbench_env.fidelity.language.large_amounts`); the value as written when it
+        holds no amount."""
+        stated = large_amounts(value)
+        return (re.match(r"\D*(\d+)", value).group(1), stated, large_amounts) if stated else value
 
     def start(self) -> None:
         self._watch, self._kinds, self._any_value = self.compiled
@@ -341,8 +353,8 @@ class PrematureDisclosure(_Watches):
         if self._any_value is not None and self._any_value.search(lowered) is None:
             return  # states no watched value
         for cid, kind, value in self._watch:
-            if value not in lowered if isinstance(value, str) else not (value[0] in lowered and dates(text) & value[1]):
-                continue
+            if value not in lowered if isinstance(value, str) else not (value[0] in lowered and value[1] & value[2](text)):
+                continue  # (a value read in any format: gated by a part it is always written with, then read)
             if cid in self._decided and kind in self._asked:
                 continue
             self._decided.add(cid)

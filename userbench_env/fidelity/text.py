@@ -69,17 +69,28 @@ ASK_GATES: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Item kinds the fidelity rules watch requests for beyond the extractor's
+#: (:data:`~userbench_env.tasks.extract.ASK_PATTERNS`), each with its gates (as in
+#: :data:`ASK_GATES`) and request pattern: an annual income.
+FIDELITY_ASKS: dict[str, tuple[tuple[str, ...], re.Pattern[str]]] = {
+    "income": (("income", "salary", "earn", "make"),
+               re.compile(r"\b(?:income|salary|earnings|(?:earn|make) (?:a|per|each|in a) year|earn annually)\b", re.I)),
+}
+
+
 @lru_cache(maxsize=64)
 def _ask_checks(kinds: frozenset[str]) -> tuple[tuple[str, tuple[str, ...], re.Pattern[str]], ...]:
     """(kind, gates, request pattern) of the kinds among ``kinds`` that have a pattern."""
-    return tuple((kind, ASK_GATES.get(kind, ()), ASK_PATTERNS[kind]) for kind in sorted(kinds) if kind in ASK_PATTERNS)
+    return tuple((kind, ASK_GATES.get(kind, ()), ASK_PATTERNS[kind]) if kind in ASK_PATTERNS else (kind, *FIDELITY_ASKS[kind])
+                 for kind in sorted(kinds) if kind in ASK_PATTERNS or kind in FIDELITY_ASKS)
 
 
 @lru_cache(maxsize=_CACHE)
 def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     """The kinds among ``kinds`` that the agent's ``text`` asks for: exactly
-    ``requested_kinds(text) & kinds`` (:func:`~userbench_env.tasks.extract.requested_kinds`),
-    searching only those kinds' patterns, each behind its :data:`ASK_GATES`."""
+    ``requested_kinds(text) & kinds`` (:func:`~userbench_env.tasks.extract.requested_kinds`,
+    with the kinds of :data:`FIDELITY_ASKS`), searching only those kinds' patterns, each
+    behind its :data:`ASK_GATES`."""
     if not kinds or not asks(text):
         return frozenset()
     low = folded(text)
@@ -125,6 +136,17 @@ _STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
 
 
+#: An annual income a scenario gives ("Your annual income is $95,000", "who earns $100,000 annually").
+_INCOME = re.compile(r"\b(?:annual income|yearly income|income|salary)(?: is|:)\s*(\$\s?[\d,]+k?)"
+                     r"|\bearns? (\$\s?[\d,]+k?) (?:annually|a year|per year|each year)", re.I)
+
+
+def scenario_income(blueprint: Blueprint) -> tuple[str, str] | None:
+    """(the income, the words stating it) as the scenario writes them (the first one), or None."""
+    m = _INCOME.search(scenario_text(blueprint))
+    return (m.group(1) or m.group(2), m.group(0)) if m else None
+
+
 def reason_text(blueprint: Blueprint) -> str:
     """The reason for calling; for a scenario without one, its description: the paragraphs of
     its instructions before the first one holding a heading or a list item (all of them when
@@ -146,11 +168,11 @@ _UPFRONT = re.compile(r"\b(?:up[- ]?front|at the (?:start|beginning|outset)|in (
                       r"from the (?:start|outset))\b", re.I)
 
 
-def _upfront(texts: Iterable[str | None]) -> list[str]:
-    """The sentences of ``texts`` a scenario tells the user to state at once: per paragraph,
-    those before (and including) its last :data:`_UPFRONT` sentence."""
+def upfront_sentences(blueprint: Blueprint) -> list[str]:
+    """The sentences a scenario tells the user to state at once: per paragraph (of its
+    persona and instructions), those before (and including) its last :data:`_UPFRONT` sentence."""
     out: list[str] = []
-    for text in texts:
+    for text in (blueprint.persona, blueprint.instructions, blueprint.raw_instructions):
         for paragraph in _PARAGRAPH.split(text or ""):
             sentences = _split(paragraph)
             last = max((i for i, sentence in enumerate(sentences) if _UPFRONT.search(sentence)), default=-1)
@@ -161,13 +183,13 @@ def _upfront(texts: Iterable[str | None]) -> list[str]:
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     """The reason for calling's sentences (:func:`reason_text`) split into (their own content,
     with whatever the scenario quotes for the user to say or tells the user to state up
-    front, see :func:`_upfront`; fallback sentences: conditions and alternatives, see
+    front, see :func:`upfront_sentences`; fallback sentences: conditions and alternatives, see
     :data:`_FALLBACK`)."""
     own, fallback = [], []
     for sentence in _split(reason_text(blueprint)):
         (fallback if _FALLBACK.search(sentence) else own).append(sentence)
     texts = (blueprint.instructions, blueprint.raw_instructions)
-    own += [q for text in texts for q in _QUOTED.findall(text or "")] + _upfront((blueprint.persona, *texts))
+    own += [q for text in texts for q in _QUOTED.findall(text or "")] + upfront_sentences(blueprint)
     return own, fallback
 
 
