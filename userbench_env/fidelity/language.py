@@ -225,6 +225,14 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: A customer's identifying item, as an agent names it.
+_ITEM = (r"(?:full |first |last )?(?:name|email|e-mail|phone(?: number)?|user ?id|username|date of birth|dob|birthday|"
+         r"(?:home |billing )?address|zip(?: code)?|postal code|account (?:id|number)|card number|order (?:id|number)|"
+         r"reservation (?:id|number|code)|booking (?:reference|number))\b")
+#: The customer's item as the agent asks for it: "your email", "the cardholder's full name",
+#: "the phone number on the account".
+_WHOSE_ITEM = (rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|caller)'?s?) {_ITEM}"
+               rf"|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b")
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
@@ -260,10 +268,10 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
     # asking the agent for its customer's details, as a service desk does
     (("provide", "verify", "confirm", "started", " under", "registered"),
      r"\b(?:please|kindly|to get (?:you )?started,?|to (?:verify|confirm) (?:your|the) (?:identity|account),?|first,?) "
-     r"(?:please |kindly )?(?:provide|confirm|verify|share|enter|state|give me|send me|tell me) (?:me )?(?:with )?(?:your|the "
-     r"(?:card ?holder|account ?holder|customer|passenger|caller)'?s?|the \w+ on (?:the|your) (?:account|file|booking))\b"
-     r"|\b(?:could|can|would|will) you (?:please |kindly )?(?:provide|verify|confirm)\b[^.!?]{0,40}\b(?:your|the "
-     r"(?:card ?holder|account ?holder|customer|passenger|caller)'?s?|on (?:the|your) (?:account|booking|file))\b"
+     r"(?:please |kindly )?(?:provide|confirm|verify|share|enter|state|give me|send me|tell me) (?:me )?(?:with )?"
+     rf"(?:{_WHOSE_ITEM})"
+     r"|\b(?:could|can|would|will) you (?:please |kindly )?(?:provide|verify|confirm)\b[^.!?]{0,40}?"
+     rf"(?:{_WHOSE_ITEM})"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
      r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
     (("your", "let me"),
@@ -292,42 +300,61 @@ def speaks_as_agent(text: str) -> bool:
 #: "just so you know how this goes", "up front"), what it was told or planned, conditions
 #: on what the agent will do and what the user does then ("if you refuse I'll ...",
 #: "otherwise I'd ...", "I'll only accept ...", "I'm ok with X but not Y"), and describing
-#: itself as a persona ("I'm a 64-year-old ...", "I get flustered", "I'm not good with tech").
-_RECITAL_CUE = re.compile(
-    r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b|\bheads[- ]up\b|\bfyi\b"
-    r"|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
-    r"|\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
-    r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
-    r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b"
-    r"|\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b|\bmy (?:instructions|brief|plan|script)\b"
-    r"|\bthe plan is\b"
-    r"|\bif (?:you|they|it|that|this|there|the \w+|nothing|none|neither)\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|"
-    r"aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
-    r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b|,\s*(?:then |just |please )?(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)"
-    r"|\b(?:otherwise|if not|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
-    r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"
-    r"|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"
-    # describing oneself as a persona: age, occupation, skill with technology, temperament
-    r"|\bi'?m (?:a |an )?\d{2}(?:[- ]years?[- ]old\b|(?=,| and\b|\s*[.;!]|\s*$))"
-    r"|(?:^|[.!?]\s+)(?:(?:hi|hello|hey)[,!.]?\s+)?(?:a |an )?(?!(?:all|same|nothing|everything|it|that|this|ok|okay|fine|good|still|not|just|me|you)\b)(?:[a-z-]+ ){0,2}[a-z-]+ here\b(?=[,.!;]|\s+(?:and|with|so|but)\b)"
-    r"|\bi'?m (?:not|no|never been) (?:\w+ ){0,3}?(?:tech|techie|technical|tech[- ]savvy|whiz|wizard|expert|genius|(?:good|great) with)\b"
-    r"|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
-    r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b|\bi'?m the (?:type|kind|sort) (?:of|who)\b"
-    r"|\bi'?m (?:(?:kind of |a bit |very |really )?in a (?:hurry|rush)|short on time|pressed for time|(?:a bit |very |quite )?impatient)\b"
-    r"|\bi'?m (?:easily|naturally|a bit of a|kind of a) (?:\w+)\b"
-)
+#: itself as a persona ("I'm a 64-year-old ...", "I get flustered", "I'm not good with tech"):
+#: (gate words one of which every match contains, pattern).
+_RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
+    # announcing what follows, or the brief itself
+    (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front",
+      "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief", "my plan",
+      "my script", "the plan", "warn", "tell you"),
+     r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
+     r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
+     r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
+     r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|plan|script)\b"
+     r"|\bthe plan is\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"),
+    ((" here", "here'", "heres"),
+     r"\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
+     # an occupation as a self-introduction ("office admin here, ...")
+     r"|(?:^|[.!?]\s+)(?:(?:hi|hello|hey)[,!.]?\s+)?(?:a |an )?(?!(?:all|same|nothing|everything|it|that|this|ok|okay|fine|good|"
+     r"still|not|just|me|you)\b)(?:[a-z-]+ ){0,2}[a-z-]+ here\b(?=[,.!;]|\s+(?:and|with|so|but)\b)"),
+    (("told", "instructed", "asked to", "supposed", "meant to"),
+     r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
+    # conditions on what the agent does, and what the user does then
+    (("if ",),
+     r"\bif (?:you|they|it|that|this|there|the \w+|nothing|none|neither)\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|"
+     r"isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
+     r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b|,\s*(?:then |just |please )?(?!i\b)[a-z]+\s+"
+     r"(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"),
+    (("otherwise", "failing that", "or else", "only", "accept", "but"),
+     r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
+     r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"),
+    # describing oneself as a persona (age, skill with technology, temperament) or announcing how one will negotiate
+    (("i'm", "im ", "i am", "i tend", "i get", "keep", "insist", "no for an answer"),
+     r"\bi'?m (?:a |an )?\d{2}(?:[- ]years?[- ]old\b|(?=,| and\b|\s*[.;!]|\s*$))"
+     r"|\bi'?m (?:not|no|never been) (?:\w+ ){0,3}?(?:tech|techie|technical|tech[- ]savvy|whiz|wizard|expert|genius|"
+     r"(?:good|great) with)\b|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
+     r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b"
+     r"|\bi'?m the (?:type|kind|sort) (?:of|who)\b|\bi'?m (?:easily|naturally|a bit of a|kind of a) \w+"
+     r"|\bi'?m (?:(?:kind of |a bit |very |really )?in a (?:hurry|rush)|short on time|pressed for time|"
+     r"(?:a bit |very |quite )?impatient)\b"
+     r"|\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
+     r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
+))
 
 
 @lru_cache(maxsize=_CACHE)
 def recital_cues(text: str) -> int:
-    """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUE`), at
+    """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
     touches its words (announcing a plan and stating its fallback are two)."""
+    low = _plain(text)
     found = 0
-    for _ in _RECITAL_CUE.finditer(_plain(text)):
-        found += 1
-        if found == 2:
-            break
+    for gates, pattern in _RECITAL_CUES:
+        if any(gate in low for gate in gates):
+            for _ in pattern.finditer(low):
+                found += 1
+                if found == 2:
+                    return found
     return found
 
 
