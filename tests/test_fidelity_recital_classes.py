@@ -33,6 +33,8 @@ GREETING = ("agent", "Hello, how can I help you today?")
     "permanently.",
     "Someone stole my wallet yesterday, my debit card was in there. If you're about to offer a freeze, I'd rather have it "
     "shut for good, and I haven't seen charges I don't recognise.",
+    "Hi, my wallet with my debit card was stolen yesterday. It's non-negotiable that the card gets closed for good; no odd "
+    "charges have shown up that I've noticed.",
 ])
 def test_a_paraphrased_recital_talking_about_the_brief_is_a_dump(opening):
     tracker = _tracker("banking", "banking_close_stolen_card_0")
@@ -42,6 +44,7 @@ def test_a_paraphrased_recital_talking_about_the_brief_is_a_dump(opening):
 @pytest.mark.parametrize("opening", [
     "Hi, I want to move $750 from checking to savings. Before you ask, I don't know my account numbers.",
     "Hi, just so you know I'm on my lunch break. I want to move $750 from checking into savings.",
+    "Hi, I'd like to move $750 from checking into savings, as long as it goes through today. My budget is tight.",
 ])
 def test_one_scenario_fact_or_meta_talk_alone_is_no_dump(opening):
     tracker = _tracker("banking", "banking_move_to_savings_0")
@@ -75,6 +78,7 @@ def test_a_description_ends_at_the_paragraph_holding_a_list():
     "Happy to look into this. What name is the card under?",
     "No problem, thank you for your patience. Please provide your full name and I'll get this sorted.",
     "Great question! What's the email associated with your account?",
+    "Sure, what seems to be the problem? Can I get your email?",
 ])
 def test_service_desk_replies_are_role_reversal_not_withholding(reply):
     tracker = _tracker("banking", "banking_freeze_card_1")
@@ -88,6 +92,7 @@ def test_service_desk_replies_are_role_reversal_not_withholding(reply):
     "I can't lay my hands on it right now",
     "ugh, it's saved in my old phone, I'd need to go look it up",
     "that's written down somewhere at home",
+    "I left that paperwork at the office",
 ])
 def test_not_being_able_to_produce_the_asked_item_withholds_it(reply):
     tracker = _tracker("banking", "banking_freeze_card_1")

@@ -149,6 +149,7 @@ _DENIAL = (
     r"|\bsomewhere (?:in|on|at|around)\b|\bburied (?:in|under|somewhere)\b"
     r"|\b(?:written|saved|stored|noted|jotted|filed) (?:down )?(?:somewhere|in (?:my|an?|the) (?:old|other)|on (?:my|an?|the) (?:old|other))\b"
     r"|\b(?:in|on) (?:my|the) (?:other|old) (?:phone|bag|wallet|laptop|computer|email|account)\b"
+    r"|\bleft (?:\w+ ){0,3}?(?:at|in|on) (?:home|work|the office|the car|my (?:car|desk|office|bag|other))\b"
     r"|\b(?:tell|give|send|get) (?:\w+ ){0,3}(?:later|another time|back to you)\b|\bat home\b"
     r"|\blet me (?:look|check|find|dig|see if)\b|\bone (?:moment|sec|second|minute)\b|\bhold on\b"
 )
@@ -251,7 +252,7 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"(?:^|[.!?]\s+)(?:(?:sure|absolutely|of course|certainly|no problem)[,!.]?\s+)?(?:happy|glad|delighted) to "
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
-     r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b"
+     r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b|\bhow (?:can|may) i direct\b"
      r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
      r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
@@ -259,6 +260,9 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"),
+    (("seems to be", "understand your", "see what i can do"),
+     r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
+     r"(?:frustration|concern)\b|\blet me see what i can do\b"),
     (("thank", "welcome", "feel free", "hesitate"),
      r"\bthanks? (?:you )?for (?:your patience|bearing with (?:me|us)|holding)\b"
      r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
@@ -280,7 +284,7 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
      r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
-     r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|confirm|share) (?:me )?(?:with )?your "
+     r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
      r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
      r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"),
@@ -304,13 +308,16 @@ def speaks_as_agent(text: str) -> bool:
 #: (gate words one of which every match contains, pattern).
 _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
     # announcing what follows, or the brief itself
-    (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front",
+    (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front", "picture",
+      "background", "things",
       "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief", "my plan",
       "my script", "the plan", "warn", "tell you"),
      r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
      r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
      r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
      r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|plan|script)\b"
+     r"|\b(?:to give you|for) (?:the full picture|some (?:background|context))\b|\b(?:a (?:few|couple of)|some) things "
+     r"(?:you should know|to know|first|up ?front)\b"
      r"|\bthe plan is\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"),
     ((" here", "here'", "heres"),
      r"\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
@@ -325,8 +332,13 @@ _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gate
      r"isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b|,\s*(?:then |just |please )?(?!i\b)[a-z]+\s+"
      r"(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"),
-    (("otherwise", "failing that", "or else", "only", "accept", "but"),
+    # the user's own limits and conditions: a budget, what it accepts and on what terms
+    (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
+     r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
+     r"|\b(?:i can|i could|i'?m (?:willing|happy|ok|okay|fine) to|i'?ll|i would|i'?d) (?:go|pay|spend|do) (?:\w+ )?up to\b"),
+    (("otherwise", "failing that", "or else", "only", "accept", "but", "as long as", "unless", "provided"),
      r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
+     r"|\b(?:only if|as long as|unless|provided that)\b[^.!?]{0,60}?\b(?:you|it|they|the \w+|that|this|i)\b"
      r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"),
     # describing oneself as a persona (age, skill with technology, temperament) or announcing how one will negotiate
     (("i'm", "im ", "i am", "i tend", "i get", "keep", "insist", "no for an answer"),
