@@ -32,7 +32,8 @@ SHORT_PROMPT = ("You are a customer service agent. Use send_message to talk to t
                 '{"name": "get_user_details", "arguments": {"user_id": "<the user id>"}}\n</tool_call>')
 #: the retail tools offered by default on CPU (every tool schema lengthens the prompt)
 CPU_TOOLS = {"UserBench/Retail-v0": ["find_user_id_by_email", "get_user_details", "get_order_details", "cancel_pending_order"],
-             "UserBench/Airline-v0": ["get_user_details", "get_reservation_details", "cancel_reservation"]}
+             "UserBench/Airline-v0": ["get_user_details", "get_reservation_details", "cancel_reservation"],
+             "UserBench/Telecom-v0": ["get_customer_by_phone"]}
 
 
 def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_generations: int = 2,
@@ -40,10 +41,12 @@ def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_ge
                   reward: str = "ufs_gated", user_proxy: str = "scripted", task_source: str = "bundled",
                   tasks: int | None = 8, short_prompt: bool = True, all_tools: bool = False, learning_rate: float = 1e-5,
                   output_dir: str = "runs/grpo-trl", seed: int = 0, rows: list[dict[str, Any]] | None = None,
-                  env_kwargs: dict[str, Any] | None = None, callbacks: list[Any] | None = None) -> Any:
+                  env_kwargs: dict[str, Any] | None = None, rollout_seeds: bool = False,
+                  callbacks: list[Any] | None = None) -> Any:
     """A ``GRPOTrainer`` for SmolLM2-135M-Instruct on ``env_id`` (``rows``: the dataset's
     episode rows, default the env's training split; ``short_prompt``/``all_tools``: the
     CPU-sized prompt without the domain policy and with a few tools, or the env's own;
+    ``rollout_seeds``: each rollout of a row plays its own seed (see ``environment_class``);
     ``env_kwargs``: ``gym.make`` keywords for every episode, default ``max_turns=20``)."""
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -74,7 +77,8 @@ def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_ge
     tools = None if all_tools else CPU_TOOLS.get(env_id)
     return GRPOTrainer(
         model=model, reward_funcs=[reward_function(reward)], args=config, train_dataset=dataset,
-        processing_class=tokenizer, environment_factory=environment_class(env_id, task_source, tools=tools, **(env_kwargs or {"max_turns": 20})),
+        processing_class=tokenizer, environment_factory=environment_class(
+            env_id, task_source, tools=tools, rollout_seeds=rollout_seeds, **(env_kwargs or {"max_turns": 20})),
         callbacks=callbacks,
     )
 
@@ -122,6 +126,8 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
     parser.add_argument("--tasks", type=int, default=8, help="training tasks used (from the train split)")
     parser.add_argument("--full-policy", action="store_true", help="the env's full system prompt (domain policy; long prompts)")
     parser.add_argument("--all-tools", action="store_true", help="offer every domain tool (default on CPU: a few)")
+    parser.add_argument("--rollout-seeds", action="store_true",
+                        help="each rollout of a task plays its own seed (a stochastic user varies within a group)")
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--output-dir", default="runs/grpo-trl")
     parser.add_argument("--seed", type=int, default=0)
@@ -132,7 +138,7 @@ def main(argv: list[str] | None = None) -> list[dict[str, float]]:
         max_completion_length=args.max_completion_length, max_tool_iterations=args.max_tool_iterations,
         reward=args.reward, user_proxy=args.user_proxy, task_source=args.task_source, tasks=args.tasks,
         short_prompt=not args.full_policy, all_tools=args.all_tools, learning_rate=args.learning_rate, output_dir=args.output_dir,
-        seed=args.seed, callbacks=[printer],
+        seed=args.seed, rollout_seeds=args.rollout_seeds, callbacks=[printer],
     )
     printer.trainer = trainer
     trainer.train()

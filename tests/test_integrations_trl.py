@@ -20,6 +20,7 @@ from userbench_env.integrations.episode import EpisodeRow, episode_rows, score_e
 from userbench_env.integrations.trl import (
     environment_class,
     fidelity_weighted_r_tau,
+    final_reply,
     r_tau,
     reward_function,
     rollout_stats,
@@ -116,6 +117,47 @@ def test_an_open_episode_ends_as_the_agents_stop_when_scored() -> None:
     assert not env.done
     assert r_tau([env]) == [0.0]
     assert env.done and env.session.termination == "agent_stop"
+
+
+def test_the_final_plain_answer_reaches_the_user_before_scoring() -> None:
+    """TRL ends a rollout on an answer without a tool call: that answer is the agent's
+    message to the customer. Here it asks the scripted user to switch airplane mode off,
+    which is the whole fix of this telecom task (R_tau from the phone's state)."""
+    row = {"env_id": "UserBench/Telecom-v0", "task_source": "bundled", "split": "train",
+           "task_id": "telecom_service_airplane_mode_on_none", "seed": 0}
+    cls = environment_class("UserBench/Telecom-v0")
+    answered, silent, unparsed = cls(), cls(), cls()
+    for env in (answered, silent, unparsed):
+        env.reset(**row)
+    completions = [[{"role": "assistant", "content": "Please toggle airplane mode and tell me what you see."}],
+                   [{"role": "assistant", "content": "   "}],
+                   [{"role": "assistant", "content": '<tool_call>\n{"name": "toggle_airplane_mode"'}]]
+    assert r_tau([answered, silent, unparsed], completions=completions) == [1.0, 0.0, 0.0]
+    assert final_reply(completions[0]) == "Please toggle airplane mode and tell me what you see."
+    assert final_reply(completions[1]) is final_reply(completions[2]) is None
+    assert final_reply([{"role": "assistant", "content": "", "tool_calls": [{"type": "function"}]}]) is None
+    assert answered.session.turns == 2 and silent.session.turns == 1  # the answer, then the agent's stop
+    # scoring again (a second reward function) neither re-sends the answer nor changes the result
+    assert r_tau([answered], completions=completions[:1]) == [1.0] and answered.session.turns == 2
+
+
+def test_rollout_seeds_give_each_rollout_of_a_row_its_own_seed() -> None:
+    rows = episode_rows("UserBench/Airline-v0", limit=2)
+    fresh = environment_class("UserBench/Airline-v0", rollout_seeds=True)
+    plain = environment_class("UserBench/Airline-v0")
+    seeds = []
+    for row in (rows[0], rows[0], rows[1], rows[0]):
+        env = fresh()
+        env.reset(**{**row, "prompt": "ignored"})
+        seeds.append(env.session.row.seed)
+    assert seeds == [0, 1, 0, 2]
+    again = environment_class("UserBench/Airline-v0", rollout_seeds=True)()  # a new class counts afresh
+    again.reset(**rows[0])
+    assert again.session.row.seed == 0
+    for _ in range(2):
+        env = plain()
+        env.reset(**rows[0])
+        assert env.session.row.seed == 0
 
 
 def test_a_user_failing_ufs_gets_no_learning_signal() -> None:

@@ -7,8 +7,9 @@ Shared by the TRL and verifiers adapters (neither library is imported here):
 * :class:`EpisodeSession`: holds one ``gym.make``'d agent-side env; ``start(row)``
   returns the user's opening message, ``act(action)`` plays one agent turn (a tool call
   or a message to the user) and returns what the agent sees, with the episode's end
-  spelled out in that text; ``finish()`` ends an episode the agent left open (as the
-  agent's own stop) and returns ``info["episode"]``;
+  spelled out in that text; ``finish(final_reply)`` ends an episode the agent left open
+  (its final plain reply, if any, goes to the user; then the agent's own stop) and
+  returns ``info["episode"]``;
 * :func:`score_episode`: R_tau, R_tau gated by UFS (``None``: no learning signal) or
   R_tau times the share of passing criteria; an infrastructure error is ``None``,
   never 0;
@@ -121,11 +122,16 @@ class EpisodeSession:
             return f"{observation}\n{self.end_note()}".strip()
         return str(observation)
 
-    def finish(self) -> dict[str, Any]:
-        """The finished episode's ``info["episode"]``; an episode still open (the agent
-        stopped calling tools, or its completion budget ran out) ends as the agent's stop."""
+    def finish(self, final_reply: str | None = None) -> dict[str, Any]:
+        """The finished episode's ``info["episode"]``. An episode still open (the agent
+        stopped calling tools, or its completion budget ran out) first gets the agent's
+        ``final_reply``, if any, as its message to the user (a chat agent's plain answer
+        is what the customer reads), then ends as the agent's stop. Idempotent: once the
+        episode is over, ``final_reply`` is ignored."""
         if self.env is None:
             raise RuntimeError("no episode: call start(row) first")
+        if not self.done and final_reply and final_reply.strip():
+            self.act(final_reply.strip())
         if not self.done:
             from userbench_env.envs.conversation import AGENT_STOP
 

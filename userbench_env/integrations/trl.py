@@ -13,8 +13,10 @@ until it answers without one, then calls the reward functions with
   the user; returns the user's reply). The text of the turn that ends the episode
   (user stop, transfer, too many errors, turn budget, infrastructure error) ends with
   ``[conversation over: <termination>]``, and every later call is refused. When the
-  model stops calling tools with the episode still open, the episode ends as the
-  agent's stop (``###STOP###``) before it is scored.
+  model stops calling tools with the episode still open, its final plain answer
+  (:func:`final_reply`) goes to the user as the agent's message, as a chat agent's
+  answer would, and the episode then ends as the agent's stop (``###STOP###``) before
+  it is scored.
 * Reward functions reading each rollout's finished episode: :func:`r_tau`,
   :func:`ufs_gated_r_tau` (``None`` when the user failed UFS: no learning signal),
   :func:`fidelity_weighted_r_tau`; :func:`reward_function` builds one with another
@@ -31,6 +33,7 @@ from typing import Any, Callable, ClassVar, Literal, Sequence
 
 from userbench_env.integrations.episode import (
     REWARD_KINDS,
+    EpisodeRow,
     EpisodeSession,
     RewardKind,
     agent_side_domain,
@@ -52,14 +55,29 @@ class UserBenchEnvironment:
     """
 
     env_kwargs: ClassVar[dict[str, Any]] = {}
+    #: give each rollout of a row its own episode seed (see :func:`environment_class`)
+    rollout_seeds: ClassVar[bool] = False
+    #: how many rollouts of each row this class has started (for ``rollout_seeds``)
+    _plays: ClassVar[dict[str, int]] = {}
 
     def __init__(self) -> None:
         self._session = EpisodeSession(**self.env_kwargs)
 
     def reset(self, **row: Any) -> str:
         """Start the episode the dataset row names; returns the user's opening message."""
+        if self.rollout_seeds:
+            row = self._fresh_seed(row)
         opening = self._session.start(row)
         return f"{opening}\n{self._session.end_note()}" if self._session.done else opening
+
+    @classmethod
+    def _fresh_seed(cls, row: dict[str, Any]) -> dict[str, Any]:
+        """``row`` with seed = its seed + the number of rollouts of it this class started before."""
+        episode = EpisodeRow.model_validate(row)
+        key = episode.model_copy(update={"seed": 0}).model_dump_json()
+        played = cls._plays.get(key, 0)
+        cls._plays[key] = played + 1
+        return {**row, "seed": episode.seed + played}
 
     def send_message(self, message: str) -> str:
         """Send a message to the customer and return the customer's reply.
@@ -89,7 +107,8 @@ class UserBenchEnvironment:
 
 
 def environment_class(env_id: str = "UserBench/Retail-v0", task_source: str = "bundled",
-                      tools: Sequence[str] | None = None, **env_kwargs: Any) -> type[UserBenchEnvironment]:
+                      tools: Sequence[str] | None = None, rollout_seeds: bool = False,
+                      **env_kwargs: Any) -> type[UserBenchEnvironment]:
     """The environment class for ``GRPOTrainer(environment_factory=...)`` over ``env_id``.
 
     ``env_kwargs`` go to ``gym.make`` for every episode (``user_proxy``, ``max_turns``,
@@ -97,6 +116,13 @@ def environment_class(env_id: str = "UserBench/Retail-v0", task_source: str = "b
     own schemas (one reset of a training task of ``task_source``); ``tools`` keeps only
     the named ones (the tool schemas are most of the prompt: fewer tools, shorter
     prompts, e.g. for CPU runs). ``send_message`` is always offered.
+
+    ``rollout_seeds``: GRPO plays each row several times (its group). By default every
+    rollout plays the row's seed, so a seeded user proxy behaves alike in all of them;
+    with ``rollout_seeds=True`` the n-th rollout of a row started by this class plays
+    seed ``row seed + n`` (reproducible for a given order of resets), so the group sees
+    the spread of user behaviour a stochastic user gives (an LLM user's sampling, a
+    perturbed user's injections).
     """
     domain = agent_side_domain(env_id)
     probe = EpisodeSession(**env_kwargs)
@@ -108,7 +134,7 @@ def environment_class(env_id: str = "UserBench/Retail-v0", task_source: str = "b
         if unknown:
             raise ValueError(f"{env_id} has no tools {unknown}; its tools: {sorted(known)}")
         schemas = [s for s in schemas if s["function"]["name"] in set(tools)]
-    namespace: dict[str, Any] = {"env_kwargs": dict(env_kwargs), "__doc__": f"{env_id} as a TRL environment (tools: its agent tools and {MESSAGE_TOOL})."}
+    namespace: dict[str, Any] = {"env_kwargs": dict(env_kwargs), "rollout_seeds": rollout_seeds, "_plays": {}, "__doc__": f"{env_id} as a TRL environment (tools: its agent tools and {MESSAGE_TOOL})."}
     for schema in schemas:
         name = schema["function"]["name"]
         if name == MESSAGE_TOOL or name == "reset" or name.startswith("_") or hasattr(UserBenchEnvironment, name):
@@ -119,6 +145,24 @@ def environment_class(env_id: str = "UserBench/Retail-v0", task_source: str = "b
     return type(f"UserBench{domain.title()}Environment", (UserBenchEnvironment,), namespace)
 
 
+def final_reply(completion: Any) -> str | None:
+    """The agent's closing plain answer in a TRL completion (its last message, when that
+    is an assistant message without tool calls and without unparsed tool-call markup),
+    or None. TRL ends a rollout when the model answers without a tool call; that answer
+    is the agent's message to the customer, so the reward functions deliver it before
+    the episode ends (:meth:`~userbench_env.integrations.episode.EpisodeSession.finish`)."""
+    if isinstance(completion, str):
+        text = completion
+    elif isinstance(completion, list) and completion and isinstance(completion[-1], dict):
+        last = completion[-1]
+        if last.get("role") != "assistant" or last.get("tool_calls") or not isinstance(last.get("content"), str):
+            return None
+        text = last["content"]
+    else:
+        return None
+    return None if "<tool_call>" in text else (text.strip() or None)
+
+
 def reward_function(kind: RewardKind = "ufs_gated", gate: Gate | None = None,
                     name: str | None = None) -> Callable[..., list[float | None]]:
     """A TRL reward function scoring each rollout's finished episode with
@@ -126,8 +170,10 @@ def reward_function(kind: RewardKind = "ufs_gated", gate: Gate | None = None,
     if kind not in REWARD_KINDS:
         raise ValueError(f"unknown reward kind {kind!r}; choose one of {', '.join(REWARD_KINDS)}")
 
-    def reward(environments: list[UserBenchEnvironment], **_: Any) -> list[float | None]:
-        return [score_episode(env.episode, kind, gate) for env in environments]
+    def reward(environments: list[UserBenchEnvironment], completions: list[Any] | None = None,
+               **_: Any) -> list[float | None]:
+        replies = [final_reply(c) for c in completions] if completions is not None else [None] * len(environments)
+        return [score_episode(env.session.finish(reply), kind, gate) for env, reply in zip(environments, replies)]
 
     reward.__name__ = reward.__qualname__ = name or kind
     reward.__doc__ = f"The {kind} reward of each rollout's finished episode (None: no reward)."
