@@ -41,6 +41,16 @@ def test_a_paraphrased_recital_talking_about_the_brief_is_a_dump(opening):
     assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", opening)])
 
 
+def test_talk_about_the_brief_touching_two_sentences_is_a_recital_without_any_recited_whole():
+    tracker = _tracker("airline", "6", source="tau2")  # insist (family has insurance); never be transferred
+    said = ("Hi, my insurance isn't showing on my upcoming flight. My whole family has it on theirs so I really need it "
+            "added, and please don't transfer me anywhere.")
+    assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", said)])
+    tracker = _tracker("airline", "6", source="tau2")  # the same talk touching one sentence only
+    said = "Hi, my insurance isn't showing on my upcoming flight. Please don't keep me waiting."
+    assert _modes(tracker, [GREETING, ("user", said)]) == set()
+
+
 @pytest.mark.parametrize("opening", [
     "Hi, I want to move $750 from checking to savings. Before you ask, I don't know my account numbers.",
     "Hi, just so you know I'm on my lunch break. I want to move $750 from checking into savings.",

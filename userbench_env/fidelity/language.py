@@ -328,10 +328,15 @@ _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gate
      r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
     # conditions on what the agent does, and what the user does then
     (("if ",),
-     r"\bif (?:you|they|it|that|this|there|the \w+|nothing|none|neither)\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|"
-     r"isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|fits?|works?|returns?|comes? back|says?)\b[^.!?]{0,80}?"
-     r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna)\b|,\s*(?:then |just |please )?(?!i\b)[a-z]+\s+"
-     r"(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"),
+     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|"
+     r"fits?|works?|returns?|comes? back|says?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
+     r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
+     r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
+     r"|\b(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
+    # in a hurry, and how the agent is to go about it
+    (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
+     r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
+     r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
     # the user's own limits and conditions: a budget, what it accepts and on what terms
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
@@ -347,8 +352,7 @@ _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gate
      r"(?:good|great) with)\b|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
      r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b"
      r"|\bi'?m the (?:type|kind|sort) (?:of|who)\b|\bi'?m (?:easily|naturally|a bit of a|kind of a) \w+"
-     r"|\bi'?m (?:(?:kind of |a bit |very |really )?in a (?:hurry|rush)|short on time|pressed for time|"
-     r"(?:a bit |very |quite )?impatient)\b"
+     r"|\bi'?m (?:busy|swamped|(?:a bit |very |quite )?impatient)\b"
      r"|\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
      r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
 ))

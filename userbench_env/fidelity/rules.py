@@ -387,10 +387,10 @@ class DumpsBlueprint(Rule):
     dump whose next-best sentence is nearly recited is borderline: its verdict is marked
     for the judge (:meth:`Rule.unsure`). A paraphrase swaps words for synonyms, so two
     structural marks of a recital lower the bar: a message reciting (or nearly reciting)
-    a sentence while talking about its own brief (:func:`~userbench_env.fidelity.language.recital_cues`:
-    "before you ask", "if you refuse I'll ...", "I'm a 64-year-old ...") recites every
-    further sentence it brings a new word of (and, talking about it twice, is a recital
-    with one sentence recited); one reciting a sentence along with
+    a sentence, or touching ``minimum`` sentences, while talking about its own brief
+    (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
+    refuse I'll ...", "I'm a 64-year-old ...") recites every sentence it brings a new word
+    of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items (its name, email, user id) lists several
     scenario facts at once. Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
@@ -483,8 +483,8 @@ class RecitalReader:
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
         matched = [(shared, least, reason) for words, need, reason, marks in sentences
                    if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
-        if not matched:
-            return _PASS
+        if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
+            return _FAIL if _touched(sentences, said, set(), text, normalized) >= minimum and recital_cues(text) else _PASS
         matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
         used: set[str] = set()
         recited = 0
@@ -507,18 +507,27 @@ class RecitalReader:
             return _FAIL
         if recited and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
-        cues = recital_cues(text) if recited or near else 0
-        if cues >= 2 and recited:
-            return _FAIL  # a scenario sentence recited while announcing the brief twice over (a plan and its fallback)
-        if cues:
-            # talking about its own brief, a message recites every sentence whose (new) words it touches
-            for words, _, _, _ in sentences:
-                if fresh := (words & said) - used - {NEGATION}:
-                    recited += 1
-                    used |= fresh
-            if recited >= minimum:
-                return _FAIL
+        # talking about its own brief, a message recites every sentence whose (new) words it touches
+        touched = recited + _touched(sentences, said, used, text, normalized)
+        cues = recital_cues(text) if recited or near or touched >= minimum else 0
+        if (cues >= 2 and recited) or (cues and touched >= minimum):
+            return _FAIL  # (announcing the brief twice over, a plan and its fallback, with one sentence recited)
         return _UNSURE if recited == minimum - 1 and near else _PASS
+
+
+def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
+             text: str, normalized: str) -> int:
+    """How many of ``sentences`` bring a word of ``said`` (the content stems of ``text``, whose
+    :func:`~userbench_env.fidelity.text.normalize` form is ``normalized`` when computed) that
+    neither ``used`` nor an earlier one of them holds (negation aside): the scenario sentences
+    a message touches; a fallback stated word for word with the reason is the reason, stated."""
+    seen = set(used)
+    count = 0
+    for words, _, reason, _ in sentences:
+        if (fresh := (words & said) - seen - {NEGATION}) and not (reason and reason in (normalized or normalize(text))):
+            count += 1
+            seen |= fresh
+    return count
 
 
 _LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
