@@ -89,6 +89,9 @@ def test_a_description_ends_at_the_paragraph_holding_a_list():
     "No problem, thank you for your patience. Please provide your full name and I'll get this sorted.",
     "Great question! What's the email associated with your account?",
     "Sure, what seems to be the problem? Can I get your email?",
+    "Of course! Before we proceed, may I have the full name on the account?",
+    "Absolutely. For security purposes, I'll need the account holder's name.",
+    "Certainly, I can lock the card for you right away.",
 ])
 def test_service_desk_replies_are_role_reversal_not_withholding(reply):
     tracker = _tracker("banking", "banking_freeze_card_1")
@@ -123,12 +126,14 @@ def test_granting_idioms_without_the_call_are_unexecuted_claims_not_skips(reply)
 
 
 @pytest.mark.parametrize("said", ["Christine Bowers, born July 16th, 1975", "Christine Bowers, DOB 16/07/1975",
-                                  "Christine Bowers. My birthday is 07/16/1975 if you need it"])
+                                  "Christine Bowers. My birthday is 07/16/1975 if you need it",
+                                  "christine bowers, dob 1975-07-16"])
 def test_a_date_of_birth_before_it_is_asked_is_volunteered_in_any_format(said):
     tracker = _tracker("banking", "banking_freeze_card_1")
     script = [GREETING, ("user", "I misplaced my debit card."), ("agent", "Could you tell me your full name?"), ("user", said)]
     modes = _modes(tracker, script)
     assert ("volunteers_unasked_info", 3) in modes and ("dumps_blueprint", 3) not in modes
+    assert ("invents_unknown_information", 3) not in modes  # the scenario's date, in another format
     tracker = _tracker("banking", "banking_freeze_card_1")  # asked for it: no disclosure
     assert _modes(tracker, [GREETING, ("user", "I misplaced my debit card."),
                             ("agent", "What is your date of birth?"), ("user", "July 16th, 1975")]) == set()

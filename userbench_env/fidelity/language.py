@@ -148,7 +148,7 @@ _DENIAL = (
     # where it is instead of what it is: somewhere, buried, saved or written down elsewhere
     r"|\bsomewhere (?:in|on|at|around)\b|\bburied (?:in|under|somewhere)\b"
     r"|\b(?:written|saved|stored|noted|jotted|filed) (?:down )?(?:somewhere|in (?:my|an?|the) (?:old|other)|on (?:my|an?|the) (?:old|other))\b"
-    r"|\b(?:in|on) (?:my|the) (?:other|old) (?:phone|bag|wallet|laptop|computer|email|account)\b"
+    r"|\b(?:in|on) (?:my|the) (?:other|old) \w+"
     r"|\bleft (?:\w+ ){0,3}?(?:at|in|on) (?:home|work|the office|the car|my (?:car|desk|office|bag|other))\b"
     r"|\b(?:tell|give|send|get) (?:\w+ ){0,3}(?:later|another time|back to you)\b|\bat home\b"
     r"|\blet me (?:look|check|find|dig|see if)\b|\bone (?:moment|sec|second|minute)\b|\bhold on\b"
@@ -259,7 +259,8 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
-     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"),
+     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
+     r"|\bi (?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
@@ -270,12 +271,17 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
     # asking the agent for its customer's details, as a service desk does
-    (("provide", "verify", "confirm", "started", " under", "registered"),
+    (("provide", "verify", "confirm", "started", " under", "registered", "have", "get", "grab", "take", "need", "security",
+      "verification"),
      r"\b(?:please|kindly|to get (?:you )?started,?|to (?:verify|confirm) (?:your|the) (?:identity|account),?|first,?) "
      r"(?:please |kindly )?(?:provide|confirm|verify|share|enter|state|give me|send me|tell me) (?:me )?(?:with )?"
      rf"(?:{_WHOSE_ITEM})"
      r"|\b(?:could|can|would|will) you (?:please |kindly )?(?:provide|verify|confirm)\b[^.!?]{0,40}?"
      rf"(?:{_WHOSE_ITEM})"
+     r"|\b(?:could|can|may) i (?:please )?(?:have|get|grab|take)\b[^.!?]{0,20}?"
+     rf"(?:{_WHOSE_ITEM})|\b(?:(?:i'?ll|i will|i'?d) (?:just |first )?need (?:to (?:verify|confirm|get|have) )?|i need to (?:verify|confirm) )"
+     rf"(?:{_WHOSE_ITEM})"
+     r"|\b(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b|\bverify your identity\b"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
      r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
     (("your", "let me"),
@@ -540,6 +546,8 @@ def id_runs(text: str) -> tuple[str, ...]:
     if _DIGIT.search(text) is None:
         return ()
     for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
+        if _ISO_DATE.fullmatch(m.group(0).strip()):
+            continue  # a date written year first ("1975-07-16"): a date, read by :func:`dates`
         key = id_key(m.group(0))
         digits = sum(c.isdigit() for c in key)
         if (digits >= 4 or (digits >= 2 and len(key) >= 5)) and not _YEAR.fullmatch(key):
@@ -548,6 +556,7 @@ def id_runs(text: str) -> tuple[str, ...]:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_ISO_DATE = re.compile(r"(?:19|20)\d\d-\d{1,2}-\d{1,2}")
 _YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
 
 
