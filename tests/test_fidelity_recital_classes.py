@@ -147,3 +147,30 @@ def test_an_income_before_it_is_asked_is_volunteered(said):
     assert ("volunteers_unasked_info", 1) in _modes(tracker, [GREETING, ("user", f"I want a new credit card. {said}")])
     tracker = RuleTracker(task_criteria(task))
     assert _modes(tracker, [("agent", "What is your annual income?"), ("user", said)]) == set()
+
+
+@pytest.mark.parametrize("task, asked, reply", [
+    ("5", "I'm sorry. I can offer a $100 certificate. Would you accept that?",
+     "That's not enough. If you can't do better, I'd take it as a voucher, but I'd rather have it back on my original "
+     "payment method."),
+    ("5", "Would you like me to rebook or cancel the flight?",
+     "No, please don't change the flight, it has to stay as it is. I just want compensation."),
+    ("13", "Your ticket is basic economy, which cannot be changed. Would you like to upgrade?",
+     "OK, if that's the only way, upgrade me to economy so the change works. I can pay a fee up to $100."),
+    ("0", "There is no clicky full-size keyboard with RGB backlight. Would another option work?",
+     "If there's no RGB one, I'd go for no backlight then, as long as it's clicky and full size."),
+])
+def test_answering_the_agents_question_with_what_the_scenario_says_is_no_recital(task, asked, reply):
+    domain = "retail" if task == "0" else "airline"
+    tracker = _tracker(domain, task, source="tau2")
+    opening = "Hi, I need some help with my booking." if domain == "airline" else "Hi, I want to exchange two items."
+    assert ("dumps_blueprint", 3) not in _modes(tracker, [GREETING, ("user", opening), ("agent", asked), ("user", reply)])
+
+
+def test_a_data_plan_is_no_plan_of_the_brief():
+    tracker = _tracker("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference[PERSONA:Hard]", source="tau2")
+    script = [GREETING, ("user", "My data is very slow."),
+              ("agent", "Your data usage is over the limit. Would you like to add data or change your plan?"),
+              ("user", "I don't want to change my plan. If I need to, I can add 2 GB of data, just please tell me it won't "
+                       "lose my photos.")]
+    assert ("dumps_blueprint", 3) not in _modes(tracker, script)

@@ -316,15 +316,15 @@ _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gate
     # announcing what follows, or the brief itself
     (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front", "picture",
       "background", "things",
-      "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief", "my plan",
-      "my script", "the plan", "warn", "tell you"),
+      "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief",
+      "my game plan", "my script", "the plan is to", "warn", "tell you"),
      r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
      r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
      r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
-     r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|plan|script)\b"
+     r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|game plan|script)\b"
      r"|\b(?:to give you|for) (?:the full picture|some (?:background|context))\b|\b(?:a (?:few|couple of)|some) things "
      r"(?:you should know|to know|first|up ?front)\b"
-     r"|\bthe plan is\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"),
+     r"|\bthe plan is to\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"),
     ((" here", "here'", "heres"),
      r"\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
      # an occupation as a self-introduction ("office admin here, ...")

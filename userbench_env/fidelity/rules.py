@@ -381,6 +381,9 @@ class DumpsBlueprint(Rule):
     scenario sentences is a recital), and each
     further recited sentence must bring a word the ones before it did not (two sentences
     restating one goal are one recital; a sentence whose words another holds is dropped).
+    A sentence the agent's latest text asked about (sharing a word with it, courtesies
+    aside: :data:`AGENT_COURTESY`) counts only once the message recites more than
+    ``minimum``: answering a question with what the scenario says about it is no recital.
     The reason's ``fallback`` sentences (its conditions and alternatives) count, except
     when stated word for word with the reason (the reason for calling as the scenario
     words it is the user's opening). A message one sentence short of a
@@ -428,7 +431,8 @@ class DumpsBlueprint(Rule):
         self._read = self.compiled.read
 
     def user_text(self, turn: int, text: str) -> None:
-        outcomes = self._read(text)
+        agent = self.feed.agent
+        outcomes = self._read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -460,40 +464,55 @@ class RecitalReader:
                              if len(forms) >= minimum), default=0) * 3 // 4
         self.read = lru_cache(maxsize=256)(self._read)
 
-    def _read(self, text: str) -> tuple[tuple[str, str], ...] | None:
+    def prompted(self, agent_text: str) -> frozenset[str]:
+        """The scenario words the agent's ``agent_text`` holds, courtesies aside
+        (:data:`AGENT_COURTESY`): what it asked about."""
+        return (content_stems(agent_text) & self.vocabulary) - AGENT_COURTESY
+
+    def _read(self, text: str, prompt: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
-        too short to recite anything or when every criterion passes."""
+        too short to recite anything or when every criterion passes. ``prompt``: the
+        scenario words of the agent's latest text (see :meth:`_outcome`)."""
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         if len(said) < 2 and not whole:  # too little to recite two sentences either way
             return None
         normalized = normalize(text) if whole else ""
-        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied))
+        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt))
                          for cid, sentences, minimum, (verbatim, copied) in self.compiled)
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
-                 minimum: int, verbatim: list[str], copied: list[str]) -> str:
+                 minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset()) -> str:
+        """The outcome of one criterion. The marks of a paraphrased recital (talk about the
+        brief, the user's identity) count only the sentences the agent's latest text did not
+        ask about (none of their words in ``prompt``), and one sentence more after such a
+        question: answering the agent's question with what the scenario says about it is no
+        recital."""
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
                 copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
             return _FAIL
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
-        matched = [(shared, least, reason) for words, need, reason, marks in sentences
+        matched = [(shared, least, reason, words) for words, need, reason, marks in sentences
                    if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
+        unasked = [sentence for sentence in sentences if not sentence[0] & prompt] if prompt else sentences
+        # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
+        enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
-            return _FAIL if _touched(sentences, said, set(), text, normalized) >= minimum and recital_cues(text) else _PASS
+            return _FAIL if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text) else _PASS
         matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
         used: set[str] = set()
-        recited = 0
+        recited = free = 0  # recited sentences, and those of them the agent did not ask about
         near = False  # a sentence nearly recited
-        for shared, need, reason in matched:
+        for shared, need, reason, words in matched:
             if reason and reason in (normalized or normalize(text)):
                 continue  # the reason's fallback as the scenario words it: the reason for calling, stated
             if len(shared) >= need and (not used or shared - used - {NEGATION}):
                 recited += 1
+                free += not words & prompt
                 used |= shared
             elif len(shared) >= need * UNSURE_SHARE and shared - used:
                 near = True
@@ -502,15 +521,16 @@ class RecitalReader:
             for words, _, reason, marks in sentences:
                 if (touched := marks & said - used) and not (reason and reason in stated):
                     recited += 1
+                    free += not words & prompt
                     used |= touched
-        if recited >= minimum:
+        if free >= minimum or recited > minimum:  # what the agent just asked about counts only past the minimum
             return _FAIL
-        if recited and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
+        if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
-        touched = recited + _touched(sentences, said, used, text, normalized)
-        cues = recital_cues(text) if recited or near or touched >= minimum else 0
-        if (cues >= 2 and recited) or (cues and touched >= minimum):
+        touched = free + _touched(unasked, said, used, text, normalized)
+        cues = recital_cues(text) if free or near or touched >= enough else 0
+        if (cues >= 2 and free) or (cues and touched >= enough):
             return _FAIL  # (announcing the brief twice over, a plan and its fallback, with one sentence recited)
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
@@ -569,6 +589,11 @@ UNSURE_SHARE = 0.75
 #: what a recital is recognized by.
 SCENARIO_WORDS = content_stems("agent ask asks say tell mention want conversation possible explain try get make know "
                                "user customer provide will would")
+
+
+#: Stems of how agents greet, offer help and close ("How can I help you today?"): never what
+#: an agent's text asks about.
+AGENT_COURTESY = content_stems("help assist today anything else welcome contact happy glad great day hear sorry")
 
 
 class Statement(NamedTuple):
