@@ -174,3 +174,12 @@ def test_a_data_plan_is_no_plan_of_the_brief():
               ("user", "I don't want to change my plan. If I need to, I can add 2 GB of data, just please tell me it won't "
                        "lose my photos.")]
     assert ("dumps_blueprint", 3) not in _modes(tracker, script)
+
+
+@pytest.mark.parametrize("said", ["Could you confirm the email on the account?", "Can I get the address on the account changed?",
+                                  "Please confirm the cancellation.", "Can you help me?"])
+def test_a_customer_asking_about_its_own_record_is_no_role_reversal(said):
+    tracker = _tracker("banking", "banking_freeze_card_1")
+    modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
+                             ("agent", "Done, your card is frozen. Anything else?"), ("user", said)])
+    assert ("breaks_character", 3) not in modes

@@ -230,10 +230,11 @@ def question_clauses(text: str) -> tuple[str, ...]:
 _ITEM = (r"(?:full |first |last )?(?:name|email|e-mail|phone(?: number)?|user ?id|username|date of birth|dob|birthday|"
          r"(?:home |billing )?address|zip(?: code)?|postal code|account (?:id|number)|card number|order (?:id|number)|"
          r"reservation (?:id|number|code)|booking (?:reference|number))\b")
-#: The customer's item as the agent asks for it: "your email", "the cardholder's full name",
-#: "the phone number on the account".
-_WHOSE_ITEM = (rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|caller)'?s?) {_ITEM}"
-               rf"|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b")
+#: The customer's item as the agent asks for it: "your email", "the cardholder's full name".
+_OWNED_ITEM = rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|caller)'?s?) {_ITEM}"
+#: The same, or the item on the record ("the phone number on the account"): a customer may
+#: ask the agent to confirm that one, so it is read only where a customer would not ask.
+_WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
@@ -274,12 +275,13 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
     (("provide", "verify", "confirm", "started", " under", "registered", "have", "get", "grab", "take", "need", "security",
       "verification"),
      r"\b(?:please|kindly|to get (?:you )?started,?|to (?:verify|confirm) (?:your|the) (?:identity|account),?|first,?) "
-     r"(?:please |kindly )?(?:provide|confirm|verify|share|enter|state|give me|send me|tell me) (?:me )?(?:with )?"
-     rf"(?:{_WHOSE_ITEM})"
+     r"(?:please |kindly )?(?:(?:confirm|verify|give me|send me|tell me) (?:me )?(?:with )?(?:" + _OWNED_ITEM + r")"
+     rf"|(?:provide|share|enter|state) (?:me )?(?:with )?(?:{_WHOSE_ITEM}))"
      r"|\b(?:could|can|would|will) you (?:please |kindly )?(?:provide|verify|confirm)\b[^.!?]{0,40}?"
-     rf"(?:{_WHOSE_ITEM})"
-     r"|\b(?:could|can|may) i (?:please )?(?:have|get|grab|take)\b[^.!?]{0,20}?"
-     rf"(?:{_WHOSE_ITEM})|\b(?:(?:i'?ll|i will|i'?d) (?:just |first )?need (?:to (?:verify|confirm|get|have) )?|i need to (?:verify|confirm) )"
+     rf"(?:{_OWNED_ITEM})"
+     r"|\b(?:could|can) i (?:please )?(?:have|get|grab|take)\b[^.!?]{0,20}?"
+     rf"(?:{_OWNED_ITEM})|\bmay i (?:please )?(?:have|get|take)\b[^.!?]{{0,20}}?(?:{_WHOSE_ITEM})"
+     r"|\b(?:(?:i'?ll|i will|i'?d) (?:just |first )?need (?:to (?:verify|confirm|get|have) )?|i need to (?:verify|confirm) )"
      rf"(?:{_WHOSE_ITEM})"
      r"|\b(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b|\bverify your identity\b"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
