@@ -68,6 +68,7 @@ from userbench_env.fidelity.language import (
 from userbench_env.fidelity.text import (
     ASK_GATES,
     PROBLEM_STATES,
+    STATE_TOOLS,
     ToolMentions,
     asked_among,
     asks,
@@ -80,6 +81,7 @@ from userbench_env.fidelity.text import (
     normalize,
     past_device_states,
     scenario_device_states,
+    state_tools,
 )
 
 Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
@@ -819,6 +821,21 @@ def claims_generically(text: str) -> bool:
     return claims_done(text) or (bool(device_states(text)) and not question_clauses(text))
 
 
+#: Finds the user tools a device state can be the outcome of in an agent's text.
+_STATE_TOOL_MENTIONS = ToolMentions(STATE_TOOLS)
+#: Saying an action is not done (yet): the states the text reports are no outcome of it.
+_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|not yet|not done)\b")
+
+
+def requested_outcome(text: str, requested: frozenset[str]) -> bool:
+    """True when ``text`` reports, without a question, the state of a device aspect that is
+    the outcome of one of the ``requested`` tools ("roaming's on now" after a request to
+    toggle roaming): a claim of the requested action, not a state seen (unless the text says
+    something is not done yet)."""
+    return (any(state_tools(f) & requested for f, _ in device_states(text)) and not question_clauses(text)
+            and _NOT_DONE.search(lower(text)) is None)
+
+
 class _Observed(Rule):
     """Reads, per device feature, the states stated by the latest user tool result that
     mentions the feature, and every state any result showed or implied (a toggle's result
@@ -900,7 +917,11 @@ class DeviceState(_Observed):
     (``params["scenario"]``, read by :func:`~userbench_env.fidelity.text.scenario_device_states`:
     "you installed a VPN" states the VPN on) does not state; an earlier state ("was on before I toggled it",
     :func:`~userbench_env.fidelity.text.past_device_states`) that no result showed or
-    implied and the scenario does not state. Applies when a state is stated."""
+    implied and the scenario does not state. A current state that is the outcome of an
+    action the same text claims (by name, or generically answering the agent's request
+    for it: "I turned roaming on like you said", "roaming's on now") while no user call of
+    the action ran since the agent's latest text is the claim's, judged by
+    ``claims_unexecuted_action``, not a state seen. Applies when a state is stated."""
 
     name = "device_state"
 
@@ -912,9 +933,27 @@ class DeviceState(_Observed):
         super().start()
         self._scenario = self.compiled
 
+    def _claimed_outcome(self, text: str) -> frozenset[str]:
+        """The user tools ``text`` claims run (by name, or generically when the agent's
+        latest text asked for them) that no user call ran since the agent's latest text
+        (none when the text says something is not done yet)."""
+        if _NOT_DONE.search(lower(text)) is not None:
+            return frozenset()
+        agent = self.feed.agent
+        latest = agent[-1] if agent else None
+        claimed = claimed_actions(text, STATE_TOOLS)
+        if latest is not None and asks(latest[2]) and claims_generically(text):
+            claimed |= _STATE_TOOL_MENTIONS.find(latest[2])
+        since = latest[0] if latest is not None else 0
+        called_at = self.feed.called_at
+        return frozenset(t for t in claimed if called_at.get(t, -1) <= since)
+
     def user_text(self, turn: int, text: str) -> None:
         stated = device_states(text)
         earlier = past_device_states(text)
+        if stated and (outcome := self._claimed_outcome(text)):
+            # the state a claimed, unexecuted action would leave is the claim's (claims_unexecuted_action)
+            stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)
         if stated or earlier:
             observed = self.observed()
             bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario | PROBLEM_STATES)
@@ -1131,8 +1170,10 @@ class SkippedAction(_Requests):
     is (:data:`ASKS_WHAT`); an unrelated question, or one about cost or time, is no
     engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
-    ``claims_unexecuted_action``'s failure, not a skip (a device state reported instead,
-    "still no service", is no claim of the action). Applies when an action is requested."""
+    ``claims_unexecuted_action``'s failure, not a skip, and so does the state the requested
+    action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
+    state reported instead, "still no service", is no claim of the action. Applies when an
+    action is requested."""
 
     name = "skipped_action"
 
@@ -1144,7 +1185,7 @@ class SkippedAction(_Requests):
         self.resolve()
         if self.requested:
             requested, self.requested = self.requested, frozenset()
-            if not called and (claims_done(text) or claimed_actions(text, requested)):
+            if not called and (claims_done(text) or claimed_actions(text, requested) or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)

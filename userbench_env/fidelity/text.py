@@ -457,6 +457,28 @@ PROBLEM_STATES: frozenset[tuple[str, str]] = frozenset({("signal", "off")})
 #: Words in user tool names that mark a device feature (enables the device-state criterion).
 DEVICE_TOOL_WORDS: tuple[str, ...] = ("airplane", "roaming", "wifi", "data_saver", "vpn", "toggle_data")
 
+#: Per device aspect (as :func:`device_states` names it), the user tools whose outcome it is
+#: (the signal is a symptom, no tool's outcome).
+_STATE_TOOLS: dict[str, frozenset[str]] = {
+    feature: frozenset(tools) for feature, tools in (
+        ("airplane mode", ("toggle_airplane_mode",)), ("roaming", ("toggle_roaming",)), ("mobile data", ("toggle_data",)),
+        ("data saver", ("toggle_data_saver_mode",)), ("wifi", ("toggle_wifi",)), ("wifi calling", ("toggle_wifi_calling",)),
+        ("vpn", ("connect_vpn", "disconnect_vpn")), ("network", ("set_network_mode_preference",)),
+        ("sim", ("reseat_sim_card",)), ("apn", ("reset_apn_settings", "set_apn_settings")),
+        ("permissions", ("grant_app_permission",)),
+    )
+}
+
+
+#: Every user tool some device state is the outcome of.
+STATE_TOOLS: frozenset[str] = frozenset().union(*_STATE_TOOLS.values())
+
+
+def state_tools(aspect: str) -> frozenset[str]:
+    """The user tools whose outcome a state of ``aspect`` is ("roaming": ``toggle_roaming``;
+    any app permission: ``grant_app_permission``)."""
+    return _STATE_TOOLS.get("permissions" if aspect.startswith("permission") else aspect, frozenset())
+
 #: First-person action claims: (pattern, user tools that perform the claimed action).
 _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
     (re.compile(p, re.I), tools)
