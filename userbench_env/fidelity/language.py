@@ -418,9 +418,11 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"phone|cell|mobile", "phone_number"), (r"birth|dob", "date"), (r"address", "address"), (r"name", "name"),
     )
 )
-#: Values that are not values ("my email is the one on file", "my name is not important").
+#: Values that are not values ("my email is the one on file", "my name is not important"), nor
+#: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
-                          r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached)\b")
+                          r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
+                          r"on|off|set|stuck|using|connected|showing|still|now|currently)\b")
 
 
 def _label_kind(label: str) -> str:

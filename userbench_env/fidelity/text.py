@@ -334,7 +334,17 @@ _FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data
 
 #: Words one of which every device reading's text contains.
 _ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bars", "reception", "sim", "apn", "network",
-                 "permission", "allowed", "mobile data", " on ", "using", "set to")
+                 "permission", "allowed", "access", "mobile data", " on ", "using", "set to")
+
+
+def _earlier(text: str, start: int, end: int) -> bool:
+    """True when the clause of ``text[start:end]`` describes an earlier state: a time word
+    in the clause ("before", "at first") or a past verb before the span ("it showed ...")."""
+    clause_start = max(text.rfind(c, 0, start) for c in ".\n,:;!?")
+    clause_end = min((i for i in (text.find(".", end), text.find("\n", end), text.find(",", end)) if i >= 0),
+                     default=len(text))
+    return (_EARLIER.search(text, clause_start + 1, clause_end) is not None
+            or _PAST_LEAD.search(text, clause_start + 1, start) is not None)
 
 
 @lru_cache(maxsize=_CACHE)
@@ -348,11 +358,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     stated, verbs = [], []
     for m in _FEATURE.finditer(text):
         feature = _feature(m.group(1))
-        clause_start = max(text.rfind(c, 0, m.start()) for c in ".\n,:;!?")
-        clause_end = min((i for i in (text.find(".", m.end()), text.find("\n", m.end()), text.find(",", m.end())) if i >= 0),
-                         default=len(text))
-        earlier = (_EARLIER.search(text, clause_start + 1, clause_end) is not None
-                   or _PAST_LEAD.search(text, clause_start + 1, m.start()) is not None)
+        earlier = _earlier(text, m.start(), m.end())
         after = _STATE_AFTER.match(text, m.end())
         if after is not None:
             state = after.group("state") in _ON
@@ -370,7 +376,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
              for feature in ("airplane mode",)]
     explicit = {f for f, _, _ in stated + verbs}  # a state a text states outweighs what its status bar implies
-    return tuple(stated + verbs + [r for r in shown + [(a, v, False) for a, v in _aspects(text)] if r[0] not in explicit])
+    return tuple(stated + verbs + [r for r in shown + _aspects(text) if r[0] not in explicit])
 
 
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
@@ -386,7 +392,10 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
-                      r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"),
+                      r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
+                      r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?\b(?! \w)"),
+        ("sim", "missing", r"sim card status: missing|no sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
+                           r"|detected|found))\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset"
                       r"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:\w+ ){0,2}?"
@@ -399,22 +408,47 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
                       r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
                       r"|\b(?:on|using|set to|stuck on|network mode(?:'s| is)?(?: \w+){0,3}?) (?:the )?(2g|3g|4g|5g|lte)\b")
+#: An app permission: the names a result lists or a user gives ("storage permission", "sms access").
+_PERMISSION_NAME = r"(sms|storage|phone|network|camera|location|contacts|microphone|notifications?|(?:all|every)(?: the)?)"
 _PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' granted"
-                          r"|\b(?:has|have|got)(?: the)? (\w+) permission\b|\b(\w+) permission(?:'s| is)? (?:already )?"
-                          r"(?:granted|on|enabled|allowed)\b|\b(\w+) is allowed\b")
+                          rf"|\b(?:has|have|got|gave it|given it)(?: the| its| full)? {_PERMISSION_NAME} (?:permissions?|access)\b"
+                          rf"|\b{_PERMISSION_NAME} (?:permissions?|access)(?:'s| is| are)? (?:\w+ )?(?:granted|on|enabled|allowed|given)\b"
+                          r"|\b(\w+) is allowed\b"
+                          r"|\bpermissions?(?: are| is|'s|'re)? (?:all |already |both )*(?:granted|given|allowed|on|enabled)\b"
+                          r"|\b(?:has|have|got) (?:all )?(?:the |its |full )?(?:permissions|access it needs)\b")
+#: A negation just before an aspect reading ("it's not on 5G", "doesn't have storage access").
+_NEG_LEAD = re.compile(r"(?:n't|\bnot|\bnever|\bno longer|\bno)\s+(?:\w+\s+)?$")
+#: What a result says of an app with no permission: every tracked permission off.
+_NO_PERMISSIONS = re.compile(r"currently has no permissions granted|\bno permissions\b|\bpermission '(\w+)' removed")
+#: The permissions an app tracks (what "all permissions" names).
+_TRACKED_PERMISSIONS = ("sms", "storage", "phone", "network")
 
 
-def _aspects(text: str) -> list[tuple[str, str]]:
-    """(aspect, value) pairs of :data:`_ASPECT_PATTERNS`, network modes (``network``: a
-    generation such as ``5g``) and app permissions (``permission <name>``: ``on``) in
-    lower-cased ``text``."""
-    out = [(aspect, value) for aspect, value, pattern in _ASPECT_PATTERNS if pattern.search(text)]
+def _aspects(text: str) -> list[tuple[str, str, bool]]:
+    """(aspect, value, past) triples of :data:`_ASPECT_PATTERNS`, network modes (``network``:
+    a generation such as ``5g``; a negated one, "it's not on 5G", asserts none) and app
+    permissions (``permission <name>``: ``on``, or ``off`` when negated or listed as
+    missing; "all permissions": every tracked one) in lower-cased ``text``; ``past`` when
+    the clause describes an earlier state (:func:`_earlier`)."""
+    out = []
+    for aspect, value, pattern in _ASPECT_PATTERNS:
+        if (m := pattern.search(text)) is not None:
+            out.append((aspect, value, _earlier(text, m.start(), m.end())))
     for m in _NETWORK.finditer(text):
-        mode = next(g for g in m.groups() if g)
-        out += [("network", g) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
+        if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is None:
+            mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
+            out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     for m in _PERMISSIONS.finditer(text):
-        names = next(g for g in m.groups() if g)
-        out += [(f"permission {n.strip()}", "on") for n in names.split(",") if n.strip()]
+        names = [n.strip() for n in (next((g for g in m.groups() if g), None) or "all").split(",") if n.strip()]
+        if any(n.startswith(("all", "every")) for n in names):
+            names = list(_TRACKED_PERMISSIONS)
+        value = "off" if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) else "on"
+        past = _earlier(text, m.start(), m.end())
+        listed = m.group(1) is not None  # a result's list: the tracked permissions it omits are off
+        out += [(f"permission {n.rstrip('s') if n.startswith('notification') else n}", value, past) for n in names]
+        out += [(f"permission {n}", "off", past) for n in _TRACKED_PERMISSIONS if listed and n not in names]
+    for m in _NO_PERMISSIONS.finditer(text):
+        out += [(f"permission {n}", "off", False) for n in ((m.group(1),) if m.group(1) else _TRACKED_PERMISSIONS)]
     return out
 
 
