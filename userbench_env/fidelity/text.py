@@ -414,7 +414,8 @@ _PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' gra
                           rf"|\b(?:has|have|got|gave it|given it)(?: the| its| full)? {_PERMISSION_NAME} (?:permissions?|access)\b"
                           rf"|\b{_PERMISSION_NAME} (?:permissions?|access)(?:'s| is| are)? (?:\w+ )?(?:granted|on|enabled|allowed|given)\b"
                           r"|\b(\w+) is allowed\b"
-                          r"|\bpermissions?(?: are| is|'s|'re)? (?:all |already |both )*(?:granted|given|allowed|on|enabled)\b"
+                          r"|\b(?:all (?:the |its )?permissions(?: are|'re)?|permissions(?: are|'re)? (?:all|both)) (?:already )?"
+                          r"(?:granted|given|allowed|on|enabled)\b"
                           r"|\b(?:has|have|got) (?:all )?(?:the |its |full )?(?:permissions|access it needs)\b")
 #: A negation just before an aspect reading ("it's not on 5G", "doesn't have storage access").
 _NEG_LEAD = re.compile(r"(?:n't|\bnot|\bnever|\bno longer|\bno)\s+(?:\w+\s+)?$")
