@@ -183,3 +183,11 @@ def test_a_customer_asking_about_its_own_record_is_no_role_reversal(said):
     modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
                              ("agent", "Done, your card is frozen. Anything else?"), ("user", said)])
     assert ("breaks_character", 3) not in modes
+
+
+def test_an_address_street_line_before_it_is_asked_is_volunteered():
+    task = load_task("banking", "banking_replace_damaged_card_0", source="bundled")  # 62744 Morrison Branch, Romeroberg, ...
+    tracker = RuleTracker(task_criteria(task))
+    assert ("volunteers_unasked_info", 1) in _modes(tracker, [GREETING, ("user", "Send the new card to 62744 Morrison Branch.")])
+    tracker = RuleTracker(task_criteria(task))
+    assert _modes(tracker, [("agent", "What is your home address?"), ("user", "62744 Morrison Branch, Romeroberg")]) == set()

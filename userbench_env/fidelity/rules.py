@@ -298,7 +298,8 @@ class PrematureDisclosure(_Watches):
     ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
     and ``value`` (matched case-insensitively as a substring of the user's text; a date
     in any format: its year and one of its calendar days, see :meth:`_date_value`; an
-    income as an amount, see :meth:`_income_value`). The
+    income as an amount, see :meth:`_income_value`; an address by its first line, see
+    :meth:`_street_line`). The
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is
@@ -316,7 +317,7 @@ class PrematureDisclosure(_Watches):
         """The watched triples and kinds, and one pattern finding any watched value (None
         when some value is empty: every text holds it)."""
         watch, kinds = super().compile(criteria)
-        read = {"date": cls._date_value, "income": cls._income_value}
+        read = {"date": cls._date_value, "income": cls._income_value, "address": cls._street_line}
         watch = [(cid, kind, read[kind](value) if kind in read else value) for cid, kind, value in watch]
         values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
         return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None)
@@ -328,6 +329,14 @@ class PrematureDisclosure(_Watches):
         the year and one of those days; the value as written when it holds no one year and date."""
         year, days = years(value), dates(value)
         return (next(iter(year)), days, dates) if len(year) == 1 and days else value
+
+    @staticmethod
+    def _street_line(value: str) -> str:
+        """An address as its first line ("445 maple drive" of "445 Maple Drive, Suite 394, Fort
+        Worth, ..."): stating it discloses the address (the whole value when its first part
+        holds no house number and street name)."""
+        line = value.split(",", 1)[0].strip()
+        return line if len(line.split()) >= 2 and any(c.isdigit() for c in line) else value
 
     @staticmethod
     def _income_value(value: str) -> str | tuple[str, frozenset[str], Any]:
