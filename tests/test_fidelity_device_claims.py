@@ -99,3 +99,34 @@ def test_permission_and_network_states_read_off_the_users_own_checks_pass():
     world, tracker = _bundled("telecom_mobile_data_network_mode_3g_none")
     tracker.agent_text(1, "What does your phone show?")
     assert tracker.user_text(1, "the phone's on 5G, full bars.") == ["groundedness/device_state"]
+
+
+@pytest.mark.parametrize("text", ["is roaming on?", "is the phone on 5G?", "should I be on 4G?"])
+def test_a_question_about_a_state_asserts_none(text):
+    assert device_states(text) == ()
+    _, _, tracker = _setup("telecom", load_tasks_first_telecom())
+    assert ("unsupported_device_state", 1) not in _replay(tracker, [("agent", "What does your phone show?"), ("user", text)])
+
+
+@pytest.mark.parametrize("text, current", [
+    ("network mode is set to 2G/3G", {("network", "2g"), ("network", "3g")}),
+    ("it's only getting 3G", {("network", "3g")}),
+    ("camera permission isn't granted", {("permission camera", "off")}),
+    ("the app doesn't have permission to use storage", {("permission storage", "off")}),
+    ("messaging can't get to my storage", {("permission storage", "off")}),
+    ("storage is enabled for messaging", {("permission storage", "on")}),
+    ("airplane mode is off now, is that right?", {("airplane mode", "off")}),  # the question is about the statement
+])
+def test_more_forms_of_network_and_permission_states(text, current):
+    assert set(device_states(text)) == current
+
+
+@pytest.mark.parametrize("reply, modes", [
+    ("still nothing on my end, the phone just says no service.", {("skips_requested_action", 1)}),  # a symptom: no claim
+    ("I didn't get to it yet, but roaming's been on the whole time.", {("skips_requested_action", 1),
+                                                                        ("unsupported_device_state", 1)}),
+    ("I switched roaming on but it didn't help, still no data.", {("claims_unexecuted_action", 1)}),
+])
+def test_a_symptom_or_an_action_said_not_done_is_no_claim(reply, modes):
+    _, _, tracker = _setup("telecom", load_tasks_first_telecom())
+    assert _replay(tracker, [("agent", ROAMING_REQUEST), ("user", reply)]) == modes

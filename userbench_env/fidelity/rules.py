@@ -825,15 +825,25 @@ class _Requests(Rule):
 
 def claims_generically(text: str) -> bool:
     """True when ``text`` claims a done action without naming it: a generic claim ("flipped
-    it", :func:`~userbench_env.fidelity.text.claims_done`) or a device state reported
-    without a question ("the VPN's off"). Such a claim answers the agent's latest request."""
-    return claims_done(text) or (bool(device_states(text)) and not question_clauses(text))
+    it", :func:`~userbench_env.fidelity.text.claims_done`) or the state of a device aspect
+    some action sets reported without a question ("the VPN's off"; a symptom such as "no
+    service" is none), unless it says the action is not done (:func:`says_not_done`). Such
+    a claim answers the agent's latest request."""
+    return ((claims_done(text) or (any(state_tools(f) for f, _ in device_states(text)) and not question_clauses(text)))
+            and not says_not_done(text))
 
 
 #: Finds the user tools a device state can be the outcome of in an agent's text.
 _STATE_TOOL_MENTIONS = ToolMentions(STATE_TOOLS)
-#: Saying an action is not done (yet): the states the text reports are no outcome of it.
-_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|not yet|not done)\b")
+#: Saying an action is not done (yet) or not touched ("I didn't do the network one yet",
+#: "haven't touched it"); a result that did not help ("it didn't work") is no such saying.
+_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|has not|not)\s+(?:\w+\s+)?"
+                       r"(?:do|done|doing|get to|gotten to|got to|tried|try|touch|touched)\b|\bnot yet\b")
+
+
+def says_not_done(text: str) -> bool:
+    """True when ``text`` says some action is not done (yet) (:data:`_NOT_DONE`)."""
+    return _NOT_DONE.search(lower(text)) is not None
 
 
 def requested_outcome(text: str, requested: frozenset[str]) -> bool:
@@ -842,7 +852,7 @@ def requested_outcome(text: str, requested: frozenset[str]) -> bool:
     toggle roaming): a claim of the requested action, not a state seen (unless the text says
     something is not done yet)."""
     return (any(state_tools(f) & requested for f, _ in device_states(text)) and not question_clauses(text)
-            and _NOT_DONE.search(lower(text)) is None)
+            and not says_not_done(text))
 
 
 class _Observed(Rule):
@@ -946,7 +956,7 @@ class DeviceState(_Observed):
         """The user tools ``text`` claims run (by name, or generically when the agent's
         latest text asked for them) that no user call ran since the agent's latest text
         (none when the text says something is not done yet)."""
-        if _NOT_DONE.search(lower(text)) is not None:
+        if says_not_done(text):
             return frozenset()
         agent = self.feed.agent
         latest = agent[-1] if agent else None
@@ -1194,7 +1204,8 @@ class SkippedAction(_Requests):
         self.resolve()
         if self.requested:
             requested, self.requested = self.requested, frozenset()
-            if not called and (claims_done(text) or claimed_actions(text, requested) or requested_outcome(text, requested)):
+            if not called and ((claims_done(text) and not says_not_done(text)) or claimed_actions(text, requested)
+                               or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)

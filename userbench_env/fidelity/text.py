@@ -334,7 +334,18 @@ _FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data
 
 #: Words one of which every device reading's text contains.
 _ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bars", "reception", "sim", "apn", "network",
-                 "permission", "allowed", "access", "mobile data", " on ", "using", "set to")
+                 "permission", "allowed", "access", "mobile data", " on ", "using", "set to", "2g", "3g", "4g", "5g", "lte",
+                 "storage", "sms")
+
+
+#: What ends a clause: a question's clause ends with "?".
+_CLAUSE_END = re.compile(r"[.!?\n,;]")
+
+
+def _asked(text: str, end: int) -> bool:
+    """True when the clause of ``text`` going on at ``end`` is a question (ends with "?")."""
+    stop = _CLAUSE_END.search(text, end)
+    return stop is not None and stop.group(0) == "?"
 
 
 def _earlier(text: str, start: int, end: int) -> bool:
@@ -356,7 +367,10 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
+    asks_something = "?" in text
     for m in _FEATURE.finditer(text):
+        if asks_something and _asked(text, m.end()):
+            continue  # "is roaming on?" asserts no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
         after = _STATE_AFTER.match(text, m.end())
@@ -407,18 +421,27 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 )
 _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
                       r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
-                      r"|\b(?:on|using|set to|stuck on|network mode(?:'s| is)?(?: \w+){0,3}?) (?:the )?(2g|3g|4g|5g|lte)\b")
+                      r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|(?:network )?type(?:'s| is|:)|"
+                      r"network mode(?:'s| is)?(?: \w+){0,3}?) (?:only |just |the )?"
+                      r"((?:[2-5]g|lte)(?:\s*(?:/|or|and|-)\s*(?:[2-5]g|lte))*)\b")
 #: An app permission: the names a result lists or a user gives ("storage permission", "sms access").
 _PERMISSION_NAME = r"(sms|storage|phone|network|camera|location|contacts|microphone|notifications?|(?:all|every)(?: the)?)"
 _PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' granted"
                           rf"|\b(?:has|have|got|gave it|given it)(?: the| its| full)? {_PERMISSION_NAME} (?:permissions?|access)\b"
-                          rf"|\b{_PERMISSION_NAME} (?:permissions?|access)(?:'s| is| are)? (?:\w+ )?(?:granted|on|enabled|allowed|given)\b"
+                          rf"|\b{_PERMISSION_NAME} (?:permissions?|access)(?:'s| is| are|)(?: not|n't| never)?(?: \w+)? "
+                          r"(?:granted|on|enabled|allowed|given|off|denied|disabled|missing|blocked|revoked)\b"
+                          rf"|\b(?:can|could)(?:'t|n't| not|not)? (?:now )?(?:access|use|get to|reach) (?:the |my |its )?{_PERMISSION_NAME}\b"
+                          rf"|\bpermission to (?:use|access) (?:the |my |its )?{_PERMISSION_NAME}\b"
+                          rf"|\b{_PERMISSION_NAME} (?:is |'s )?(?:enabled|allowed|granted|on) for\b"
                           r"|\b(\w+) is allowed\b"
                           r"|\b(?:all (?:the |its )?permissions(?: are|'re)?|permissions(?: are|'re)? (?:all|both)) (?:already )?"
                           r"(?:granted|given|allowed|on|enabled)\b"
                           r"|\b(?:has|have|got) (?:all )?(?:the |its |full )?(?:permissions|access it needs)\b")
 #: A negation just before an aspect reading ("it's not on 5G", "doesn't have storage access").
 _NEG_LEAD = re.compile(r"(?:n't|\bnot|\bnever|\bno longer|\bno)\s+(?:\w+\s+)?$")
+#: Within a permission reading: a negation, or a state word saying it is not held.
+_NEG_IN = re.compile(r"n't|\bnot\b|\bnever\b")
+_OFF_WORD = re.compile(r"\b(?:off|denied|disabled|missing|blocked|revoked)$")
 #: What a result says of an app with no permission: every tracked permission off.
 _NO_PERMISSIONS = re.compile(r"currently has no permissions granted|\bno permissions\b|\bpermission '(\w+)' removed")
 #: The permissions an app tracks (what "all permissions" names).
@@ -432,18 +455,24 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     missing; "all permissions": every tracked one) in lower-cased ``text``; ``past`` when
     the clause describes an earlier state (:func:`_earlier`)."""
     out = []
+    asks_something = "?" in text
     for aspect, value, pattern in _ASPECT_PATTERNS:
-        if (m := pattern.search(text)) is not None:
+        if (m := pattern.search(text)) is not None and not (asks_something and _asked(text, m.end())):
             out.append((aspect, value, _earlier(text, m.start(), m.end())))
     for m in _NETWORK.finditer(text):
-        if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is None:
+        if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is None and not (asks_something and _asked(text, m.end())):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
             out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     for m in _PERMISSIONS.finditer(text):
+        if asks_something and _asked(text, m.end()):
+            continue
         names = [n.strip() for n in (next((g for g in m.groups() if g), None) or "all").split(",") if n.strip()]
         if any(n.startswith(("all", "every")) for n in names):
             names = list(_TRACKED_PERMISSIONS)
-        value = "off" if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) else "on"
+        said = m.group(0)
+        off = ((_NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is not None)
+               ^ (_NEG_IN.search(said) is not None) ^ (_OFF_WORD.search(said) is not None))
+        value = "off" if off else "on"
         past = _earlier(text, m.start(), m.end())
         listed = m.group(1) is not None  # a result's list: the tracked permissions it omits are off
         out += [(f"permission {n.rstrip('s') if n.startswith('notification') else n}", value, past) for n in names]
