@@ -70,6 +70,7 @@ def test_states_beyond_the_toggles_are_read_with_tense_and_negation(text, curren
 
 def test_a_network_state_is_no_labelled_phone_number():
     assert labelled_values("fwiw the phone's on 5G and wifi is off") == ()
+    assert labelled_values("my phone's network mode is 4G/5G preferred already") == ()
     assert labelled_values("my phone is 555-481-3369") == (("phone_number", "555-481-3369"),)
 
 
@@ -116,6 +117,10 @@ def test_a_question_about_a_state_asserts_none(text):
     ("messaging can't get to my storage", {("permission storage", "off")}),
     ("storage is enabled for messaging", {("permission storage", "on")}),
     ("airplane mode is off now, is that right?", {("airplane mode", "off")}),  # the question is about the statement
+    ("messaging has access to my storage", {("permission storage", "on")}),
+    ("I don't think it has storage access", {("permission storage", "off")}),
+    ("the phone is connected to LTE", {("network", "4g")}),
+    ("I don't have a SIM card in it", {("sim", "missing")}),
 ])
 def test_more_forms_of_network_and_permission_states(text, current):
     assert set(device_states(text)) == current

@@ -258,6 +258,9 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
      r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
      r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
+     # taking credit for the help at the close, as the agent does
+     r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:help|assist)\b"
+     r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
@@ -419,10 +422,12 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     )
 )
 #: Values that are not values ("my email is the one on file", "my name is not important"), nor
-#: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off").
+#: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
+#: mode is 4G/5G").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
-                          r"on|off|set|stuck|using|connected|showing|still|now|currently)\b")
+                          r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
+                          r"status|screen|mode)\b")
 
 
 def _label_kind(label: str) -> str:

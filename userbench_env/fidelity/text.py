@@ -180,16 +180,36 @@ def upfront_sentences(blueprint: Blueprint) -> list[str]:
     return out
 
 
+#: A scenario sentence stating what the user is after ("You're looking for a card ...", "You
+#: want the card that ..."): the goal a caller states when it calls, wherever the scenario puts it.
+_GOAL = re.compile(r"^\s*You(?:'re| are) (?:looking for|seeking|hoping to find)\b|^\s*You (?:want|need|would like|'d like) (?:a|an|the|to)\b")
+
+
+#: A reason for calling that only frames a role ("You are playing the role of a customer ...
+#: Your character is ..."), as some tau2 scenarios do, leaving the goal to the instructions.
+_ROLE_FRAME = re.compile(r"\b(?:playing the role|the role of|your character|you are playing|you'?re playing)\b", re.I)
+
+
+def goal_sentences(blueprint: Blueprint) -> list[str]:
+    """When the reason for calling only frames a role (:data:`_ROLE_FRAME`), the
+    instructions' sentences that state the user's goal (:data:`_GOAL`) without a condition
+    or an alternative (:data:`_FALLBACK`): the reason the user calls, stated when it calls."""
+    if not _ROLE_FRAME.search(reason_text(blueprint)):
+        return []
+    texts = (blueprint.instructions, blueprint.raw_instructions)
+    return [s for text in texts for s in _split(text or "") if _GOAL.search(s) and not _FALLBACK.search(s)]
+
+
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     """The reason for calling's sentences (:func:`reason_text`) split into (their own content,
     with whatever the scenario quotes for the user to say or tells the user to state up
-    front, see :func:`upfront_sentences`; fallback sentences: conditions and alternatives, see
-    :data:`_FALLBACK`)."""
+    front, see :func:`upfront_sentences`, and the goal it states, see :func:`goal_sentences`;
+    fallback sentences: conditions and alternatives, see :data:`_FALLBACK`)."""
     own, fallback = [], []
     for sentence in _split(reason_text(blueprint)):
         (fallback if _FALLBACK.search(sentence) else own).append(sentence)
     texts = (blueprint.instructions, blueprint.raw_instructions)
-    own += [q for text in texts for q in _QUOTED.findall(text or "")] + upfront_sentences(blueprint)
+    own += [q for text in texts for q in _QUOTED.findall(text or "")] + upfront_sentences(blueprint) + goal_sentences(blueprint)
     return own, fallback
 
 
@@ -408,7 +428,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
                       r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?\b(?! \w)"),
-        ("sim", "missing", r"sim card status: missing|no sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
+        ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
                            r"|detected|found))\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset"
@@ -421,7 +441,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 )
 _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
                       r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
-                      r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|(?:network )?type(?:'s| is|:)|"
+                      r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|connected to|(?:network )?type(?:'s| is|:)|"
                       r"network mode(?:'s| is)?(?: \w+){0,3}?) (?:only |just |the )?"
                       r"((?:[2-5]g|lte)(?:\s*(?:/|or|and|-)\s*(?:[2-5]g|lte))*)\b")
 #: An app permission: the names a result lists or a user gives ("storage permission", "sms access").
@@ -432,13 +452,14 @@ _PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' gra
                           r"(?:granted|on|enabled|allowed|given|off|denied|disabled|missing|blocked|revoked)\b"
                           rf"|\b(?:can|could)(?:'t|n't| not|not)? (?:now )?(?:access|use|get to|reach) (?:the |my |its )?{_PERMISSION_NAME}\b"
                           rf"|\bpermission to (?:use|access) (?:the |my |its )?{_PERMISSION_NAME}\b"
+                          rf"|\b(?:has|have|got) (?:full )?access to (?:the |my |its )?{_PERMISSION_NAME}\b"
                           rf"|\b{_PERMISSION_NAME} (?:is |'s )?(?:enabled|allowed|granted|on) for\b"
                           r"|\b(\w+) is allowed\b"
                           r"|\b(?:all (?:the |its )?permissions(?: are|'re)?|permissions(?: are|'re)? (?:all|both)) (?:already )?"
                           r"(?:granted|given|allowed|on|enabled)\b"
                           r"|\b(?:has|have|got) (?:all )?(?:the |its |full )?(?:permissions|access it needs)\b")
 #: A negation just before an aspect reading ("it's not on 5G", "doesn't have storage access").
-_NEG_LEAD = re.compile(r"(?:n't|\bnot|\bnever|\bno longer|\bno)\s+(?:\w+\s+)?$")
+_NEG_LEAD = re.compile(r"(?:n't|\bnot|\bnever|\bno longer|\bno)\s+(?:\w+\s+){0,3}$")
 #: Within a permission reading: a negation, or a state word saying it is not held.
 _NEG_IN = re.compile(r"n't|\bnot\b|\bnever\b")
 _OFF_WORD = re.compile(r"\b(?:off|denied|disabled|missing|blocked|revoked)$")
@@ -460,7 +481,7 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
         if (m := pattern.search(text)) is not None and not (asks_something and _asked(text, m.end())):
             out.append((aspect, value, _earlier(text, m.start(), m.end())))
     for m in _NETWORK.finditer(text):
-        if _NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is None and not (asks_something and _asked(text, m.end())):
+        if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not (asks_something and _asked(text, m.end())):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
             out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     for m in _PERMISSIONS.finditer(text):
@@ -470,7 +491,7 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
         if any(n.startswith(("all", "every")) for n in names):
             names = list(_TRACKED_PERMISSIONS)
         said = m.group(0)
-        off = ((_NEG_LEAD.search(text, max(0, m.start() - 20), m.start()) is not None)
+        off = ((_NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is not None)
                ^ (_NEG_IN.search(said) is not None) ^ (_OFF_WORD.search(said) is not None))
         value = "off" if off else "on"
         past = _earlier(text, m.start(), m.end())
