@@ -191,3 +191,20 @@ def test_an_address_street_line_before_it_is_asked_is_volunteered():
     assert ("volunteers_unasked_info", 1) in _modes(tracker, [GREETING, ("user", "Send the new card to 62744 Morrison Branch.")])
     tracker = RuleTracker(task_criteria(task))
     assert _modes(tracker, [("agent", "What is your home address?"), ("user", "62744 Morrison Branch, Romeroberg")]) == set()
+
+
+def test_a_goal_the_instructions_state_is_the_reason_when_the_reason_only_frames_a_role(tau2_data):
+    """tau2's banking scenarios frame a role ("You are playing the role of a customer ...
+    Your character is ...") and state the goal among the instructions: saying what one is
+    after when calling is no recital; the rest of the instructions still counts."""
+    from userbench_env.fidelity.text import goal_sentences
+
+    task = load_task("banking", "task_001", source="tau2")
+    assert goal_sentences(task.blueprint) and all(s.startswith("You") for s in goal_sentences(task.blueprint))
+    asked = "Hi, I'd like a personal credit card for my daily spending, which of yours pays the most cash back?"
+    assert _modes(RuleTracker(task_criteria(task)), [GREETING, ("user", asked)]) == set()
+    recital = (asked + " I won't take one with an annual fee unless it's the only choice, and if nothing fits I'll just "
+               "take my business elsewhere. Also my company gives me Rho-Bank+ for free.")
+    assert ("dumps_blueprint", 1) in _modes(RuleTracker(task_criteria(task)), [GREETING, ("user", recital)])
+    # a bundled scenario whose reason states the situation keeps its goal sentence among those recited
+    assert goal_sentences(load_task("banking", "banking_close_stolen_card_0").blueprint) == []
