@@ -208,3 +208,15 @@ def test_a_goal_the_instructions_state_is_the_reason_when_the_reason_only_frames
     assert ("dumps_blueprint", 1) in _modes(RuleTracker(task_criteria(task)), [GREETING, ("user", recital)])
     # a bundled scenario whose reason states the situation keeps its goal sentence among those recited
     assert goal_sentences(load_task("banking", "banking_close_stolen_card_0").blueprint) == []
+
+
+@pytest.mark.parametrize("said, as_agent", [
+    ("You're welcome! Glad I could help get that sorted for you.", True),
+    ("happy to have helped, take care", True),
+    ("Thanks, glad you could help me with it.", False),
+    ("Great, I'm glad it works now. Thanks for helping!", False),
+])
+def test_taking_credit_for_the_help_at_the_close_speaks_as_the_agent(said, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(said) is as_agent
