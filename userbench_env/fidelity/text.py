@@ -469,6 +469,15 @@ _NO_PERMISSIONS = re.compile(r"currently has no permissions granted|\bno permiss
 _TRACKED_PERMISSIONS = ("sms", "storage", "phone", "network")
 
 
+#: Words one of which every match of an aspect's :data:`_ASPECT_PATTERNS`, of :data:`_NETWORK`,
+#: and of :data:`_PERMISSIONS` or :data:`_NO_PERMISSIONS` contains (the regex runs only then).
+_ASPECT_PATTERN_GATES = {"signal": ("status bar:", "cellular", "bars", "signal", "service", "reception"), "sim": ("sim",),
+                         "apn": ("apn",), "mobile data": ("status bar:", "mobile data")}
+_NETWORK_GATES = ("2g", "3g", "4g", "5g", "lte")
+_PERMISSION_GATES = ("permission", "access", "allowed", "storage", "sms", "camera", "location", "contacts", "microphone",
+                     "notification", "enabled for", "granted for", "on for")
+
+
 def _aspects(text: str) -> list[tuple[str, str, bool]]:
     """(aspect, value, past) triples of :data:`_ASPECT_PATTERNS`, network modes (``network``:
     a generation such as ``5g``; a negated one, "it's not on 5G", asserts none) and app
@@ -478,12 +487,16 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     out = []
     asks_something = "?" in text
     for aspect, value, pattern in _ASPECT_PATTERNS:
+        if not gated(_ASPECT_PATTERN_GATES[aspect], text):
+            continue
         if (m := pattern.search(text)) is not None and not (asks_something and _asked(text, m.end())):
             out.append((aspect, value, _earlier(text, m.start(), m.end())))
-    for m in _NETWORK.finditer(text):
+    for m in (_NETWORK.finditer(text) if gated(_NETWORK_GATES, text) else ()):
         if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not (asks_something and _asked(text, m.end())):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
             out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
+    if not gated(_PERMISSION_GATES, text):
+        return out
     for m in _PERMISSIONS.finditer(text):
         if asks_something and _asked(text, m.end()):
             continue
