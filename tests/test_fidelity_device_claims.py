@@ -135,3 +135,13 @@ def test_more_forms_of_network_and_permission_states(text, current):
 def test_a_symptom_or_an_action_said_not_done_is_no_claim(reply, modes):
     _, _, tracker = _setup("telecom", load_tasks_first_telecom())
     assert _replay(tracker, [("agent", ROAMING_REQUEST), ("user", reply)]) == modes
+
+
+def test_a_later_claim_of_a_toggle_that_ran_after_its_request_is_judged_by_its_result():
+    _, world, tracker = _setup("telecom", load_tasks_first_telecom())  # roaming is off on this phone
+    script = [("agent", ROAMING_REQUEST), ("call", "toggle_roaming"), ("user", "ok."),
+              ("agent", "Is there anything else I can help you with?")]
+    assert _replay(tracker, script, world) == set()
+    assert _replay_from(tracker, 4, "No. I turned roaming on earlier like you said, it's on.") == set()
+    # the state is still judged against the toggle's result (roaming on): a contradiction is flagged as before
+    assert ("unsupported_device_state", 5) in _replay_from(tracker, 5, "I turned roaming on like you said; roaming is off now.")

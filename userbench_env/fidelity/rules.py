@@ -954,7 +954,7 @@ class DeviceState(_Observed):
 
     def _claimed_outcome(self, text: str) -> frozenset[str]:
         """The user tools ``text`` claims run (by name, or generically when the agent's
-        latest text asked for them) that no user call ran since the agent's latest text
+        latest text asked for them) that no user call ran since the agent last named them
         (none when the text says something is not done yet)."""
         if says_not_done(text):
             return frozenset()
@@ -963,9 +963,12 @@ class DeviceState(_Observed):
         claimed = claimed_actions(text, STATE_TOOLS)
         if latest is not None and asks(latest[2]) and claims_generically(text):
             claimed |= _STATE_TOOL_MENTIONS.find(latest[2])
-        since = latest[0] if latest is not None else 0
         called_at = self.feed.called_at
-        return frozenset(t for t in claimed if called_at.get(t, -1) <= since)
+        return frozenset(t for t in claimed if called_at.get(t, -1) <= self._named_at(t))
+
+    def _named_at(self, tool: str) -> int:
+        """The clock of the latest agent text naming ``tool`` (0: none did)."""
+        return next((clock for clock, _, text, _ in reversed(self.feed.agent) if tool in _STATE_TOOL_MENTIONS.find(text)), 0)
 
     def user_text(self, turn: int, text: str) -> None:
         stated = device_states(text)
