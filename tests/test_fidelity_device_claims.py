@@ -145,3 +145,18 @@ def test_a_later_claim_of_a_toggle_that_ran_after_its_request_is_judged_by_its_r
     assert _replay_from(tracker, 4, "No. I turned roaming on earlier like you said, it's on.") == set()
     # the state is still judged against the toggle's result (roaming on): a contradiction is flagged as before
     assert ("unsupported_device_state", 5) in _replay_from(tracker, 5, "I turned roaming on like you said; roaming is off now.")
+
+
+@pytest.mark.parametrize("said, claimed", [
+    ("let the messages app have that access, should be good now", True),
+    ("alright, let the messaging app have storage access", True),
+    ("ok. granted it sms access", True),
+    ("gave it the permissions", True),
+    ("let me know if it needs access", False),
+    ("can you let the app have access?", False),
+    ("I will let the app have access once you tell me how", False),
+])
+def test_a_grant_reported_without_its_subject_is_a_claim_of_the_grant(said, claimed):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert bool(claimed_actions(said, ["grant_app_permission"])) is claimed

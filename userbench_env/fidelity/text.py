@@ -661,11 +661,24 @@ _CLAIM_GATE = re.compile(
 )
 
 
+#: A grant reported with the subject left out, as chat does ("alright, let the app have that
+#: access", "gave it the permissions"): a clause opening with the granting verb, not a question.
+_SUBJECTLESS_GRANT = re.compile(
+    r"(?:^|(?<=[.!?;,:\n]))\s*(?:(?:ok(?:ay)?|alright|all right|so|and|yep|yeah|yes|right|done|k)\W+)*"
+    r"(?:let|gave|allowed|granted|approved|okayed)\b(?! (?:me|us)\b)[^.!?\n]{0,40}\b(?:permissions?|access)\b(?![^.!?\n]*\?)",
+    re.I,
+)
+
+
 @lru_cache(maxsize=_CACHE)
 def _claims(text: str) -> frozenset[str]:
     if _CLAIM_GATE.search(folded(text)) is None or _CLAIM_START.search(text) is None:
+        low = lowered(text)
+        if ("access" in low or "permission" in low) and _SUBJECTLESS_GRANT.search(text) is not None:
+            return frozenset({"grant_app_permission"})
         return frozenset()
-    return frozenset(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
+    claimed = frozenset(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
+    return claimed | {"grant_app_permission"} if _SUBJECTLESS_GRANT.search(text) else claimed
 
 
 def claimed_actions(text: str, tools: Iterable[str]) -> set[str]:
