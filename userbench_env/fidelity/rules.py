@@ -8,6 +8,15 @@ user text to the rules: a rule reads the part of the feed it has not read yet wh
 user text needs it (most user texts need none of it). Rules keep O(criteria) state and
 do a few substring/regex tests per user text (microseconds).
 
+A user text is analysed once for all rules: each rule's reading of it (:meth:`Rule.read`,
+a pure function of the text and the task's compiled data: its recitals, its stated ids,
+whether it speaks as the agent, ...) is computed by the task's :class:`RulePlan`, memoized
+per text, and handed to the rule with the text. A reading of None says the text holds
+nothing the rule acts on (its cues are absent): a rule that has nothing left to decide
+but what such cues bring (see :attr:`Rule.listens`) is then not called at all, so a
+settled episode's user text costs one memo lookup and the few rules that still read the
+feed.
+
 Each rule keeps its criteria's outcomes (verdict and evidence turn; first failure wins
 and is final; a pass may be revised into a failure) in the episode's verdict table: one
 verdict dict per criterion, allocated with the tracker and filled in as the episode
@@ -25,8 +34,9 @@ mutable state. Envs cache the plan per task (:func:`compile_rules`).
 
 To add a rule: subclass :class:`Rule`, set ``name``, implement ``user_text`` (calling
 :meth:`Rule.fail` and :meth:`Rule.passed`, or :meth:`Rule.settle_all`; ``compile`` for
-per-task data, ``start`` for per-episode state, ``first_request`` for what requests decide),
-decorate with :func:`register_rule`. Criteria naming an unregistered rule are reported
+per-task data, ``start`` for per-episode state, ``first_request`` for what requests decide,
+``read`` and ``listens`` to be skipped on texts that cannot concern it), decorate with
+:func:`register_rule`. Criteria naming an unregistered rule are reported
 ``pending``.
 """
 from __future__ import annotations
@@ -35,7 +45,7 @@ import math
 import re
 from collections import Counter
 from functools import lru_cache, partial
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, NamedTuple
 
@@ -88,8 +98,6 @@ Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
 
 STOP_TOKEN = "###STOP###"
 TRANSFER_TOKEN = "###TRANSFER###"
-#: What every control token holds (a text without it holds none).
-_TOKEN_MARK = "###"
 
 
 _NOTHING: frozenset[str] = frozenset()
@@ -154,9 +162,14 @@ class Rule:
     """
 
     name: ClassVar[str]
-    #: The rule's ``user_text`` acts only on texts containing this token ("": on every text);
-    #: the tracker does not call it for other texts.
-    user_text_token: ClassVar[str] = ""
+    #: Which user texts whose :meth:`read` is None the tracker still hands the rule:
+    #: ``"always"`` every one (the rule reads the feed at every text); ``"unsettled"`` those
+    #: until :meth:`settle_all` has passed the rule's criteria (a text without cues then
+    #: changes nothing); ``"asked"`` the first one after an agent text asking for one of its
+    #: :meth:`kinds` (the latest agent text: one asking for none of them makes it deaf again);
+    #: ``"called"`` the first one after a user tool call; ``"cued"`` none (such a text never
+    #: changes anything). A rule may be handed more texts than it listens to (it must ignore them).
+    listens: ClassVar[Literal["always", "unsettled", "asked", "called", "cued"]] = "always"
     #: The rule reads the feed's ``calls`` (the tracker records agent calls only when a
     #: rule does, and then only those named by :meth:`call_names`).
     reads_calls: ClassVar[bool] = False
@@ -176,6 +189,14 @@ class Rule:
     def kinds(cls, compiled: Any) -> frozenset[str]:
         """The item kinds whose requests by the agent the rule reads (see :class:`Feed`)."""
         return frozenset()
+
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> Any:
+        """The rule's reading of a user ``text``, given its compiled data: a pure function of
+        both (the plan memoizes it per text), handed to :meth:`user_text`; None when the
+        text holds none of the rule's cues (see :attr:`listens`). Default: None (the rule
+        reads no cues: it hears the texts it listens to, and reads them itself)."""
+        return None
 
     def __init__(
         self,
@@ -200,8 +221,9 @@ class Rule:
     def start(self) -> None:
         """Allocate the rule's per-episode state (called last by the constructor)."""
 
-    def user_text(self, turn: int, text: str) -> None:
-        """The user said ``text`` (after everything in the feed): update the outcomes."""
+    def user_text(self, turn: int, text: str, reading: Any) -> None:
+        """The user said ``text`` (after everything in the feed), which the rule reads as
+        ``reading`` (:meth:`read`): update the outcomes."""
 
     def first_request(self, kind: str, turn: int) -> None:
         """The agent first asked for ``kind`` (one of :meth:`kinds`) at ``turn`` (called as
@@ -245,6 +267,11 @@ class Rule:
             criterion = next(c for c in self.criteria if c.id == cid)
             entry.update(ambiguous=turn, statement=criterion.statement, grounding=criterion.grounding)
             self.feed.ambiguous = True
+
+    @property
+    def settled(self) -> bool:
+        """True once :meth:`settle_all` has passed every criterion (a pass changes nothing more)."""
+        return self._settled
 
     def settle_all(self, turn: int, bad: bool) -> None:
         """Every criterion of the rule applies at ``turn``: fail them all when ``bad``, else
@@ -307,6 +334,7 @@ class PrematureDisclosure(_Watches):
     """
 
     name = "premature_disclosure"
+    listens = "cued"
 
     @classmethod
     def watched(cls, criterion: Criterion) -> str:
@@ -359,13 +387,19 @@ class PrematureDisclosure(_Watches):
                 self.repass(cid, turn)
         self._asked.add(kind)
 
-    def user_text(self, turn: int, text: str) -> None:
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> tuple[tuple[str, str], ...] | None:
+        """``(criterion id, kind)`` of the watched values ``text`` states, in order (None: none)."""
+        watch, _, any_value = compiled
         lowered = lower(text)
-        if self._any_value is not None and self._any_value.search(lowered) is None:
-            return  # states no watched value
-        for cid, kind, value in self._watch:
-            if value not in lowered if isinstance(value, str) else not (value[0] in lowered and value[1] & value[2](text)):
-                continue  # (a value read in any format: gated by a part it is always written with, then read)
+        if any_value is not None and any_value.search(lowered) is None:
+            return None  # states no watched value
+        # (a value read in any format: gated by a part it is always written with, then read)
+        return tuple((cid, kind) for cid, kind, value in watch
+                     if (value in lowered if isinstance(value, str) else value[0] in lowered and value[1] & value[2](text))) or None
+
+    def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
+        for cid, kind in reading:
             if cid in self._decided and kind in self._asked:
                 continue
             self._decided.add(cid)
@@ -413,6 +447,7 @@ class DumpsBlueprint(Rule):
     Applies to every user message."""
 
     name = "dumps_blueprint"
+    listens = "unsettled"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> "RecitalReader":
@@ -438,12 +473,18 @@ class DumpsBlueprint(Rule):
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
         return RecitalReader(compiled)
 
-    def start(self) -> None:
-        self._read = self.compiled.read
+    @classmethod
+    def read(cls, compiled: "RecitalReader", text: str) -> bool | None:
+        """True when ``text`` may recite the scenario, depending on what the agent's latest
+        text asked about; None when it passes every criterion whatever that was
+        (:meth:`RecitalReader.quiet`)."""
+        return None if compiled.quiet(text) else True
 
-    def user_text(self, turn: int, text: str) -> None:
-        agent = self.feed.agent
-        outcomes = self._read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING)
+    def user_text(self, turn: int, text: str, reading: bool | None) -> None:
+        outcomes = None
+        if reading is not None:
+            agent = self.feed.agent
+            outcomes = self.compiled.read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -462,8 +503,9 @@ _PASS, _FAIL, _UNSURE = "pass", "fail", "unsure"
 
 class RecitalReader:
     """A task's compiled :class:`DumpsBlueprint` data and its reading of a message: a pure
-    function of the message, memoized per message (a task's messages recur across its
-    episodes; the reading is the same every time, so the rule only applies it)."""
+    function of the message and of the scenario words the agent's latest text asked about,
+    memoized (a task's messages recur across its episodes; the reading is the same every
+    time, so the rule only applies it)."""
 
     def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
                                             tuple[list[str], list[str]]]]):
@@ -480,15 +522,27 @@ class RecitalReader:
         (:data:`AGENT_COURTESY`): what it asked about."""
         return (content_stems(agent_text) & self.vocabulary) - AGENT_COURTESY
 
+    def quiet(self, text: str) -> bool:
+        """True when ``text`` passes every criterion whatever the agent's latest text asked
+        about: it is too short to recite anything, or it passes them all unprompted without
+        talking about its brief (:func:`~userbench_env.fidelity.language.recital_cues`): a
+        prompt only spares sentences or asks for one more, and the marks it leaves in force
+        are counted the same, or need such talk (see :meth:`_outcome`)."""
+        return self.read(text) is None and (self._too_short(text) or not recital_cues(text))
+
+    def _too_short(self, text: str) -> bool:
+        """True when ``text`` is too short to recite two sentences either way."""
+        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < self.shortest
+
     def _read(self, text: str, prompt: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
         scenario words of the agent's latest text (see :meth:`_outcome`)."""
+        if self._too_short(text):
+            return None
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
-        if len(said) < 2 and not whole:  # too little to recite two sentences either way
-            return None
         normalized = normalize(text) if whole else ""
         outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt))
                          for cid, sentences, minimum, (verbatim, copied) in self.compiled)
@@ -627,9 +681,9 @@ class Statement(NamedTuple):
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
 
 
-@lru_cache(maxsize=256)
 def statement(text: str) -> Statement:
-    """Every reading :class:`InventedInformation` takes of ``text``, memoized as one: the
+    """Every reading :class:`InventedInformation` takes of ``text``, as one (its
+    :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
     dates, month days, amounts and years, clock times, street addresses: all need a digit)
     and the all-capital codes (the key forms of its words of five capitals or more)."""
@@ -662,6 +716,7 @@ class InventedInformation(Rule):
     Applies to every user message."""
 
     name = "invented_information"
+    listens = "unsettled"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[str, frozenset[str], dict[str, frozenset[str]], tuple[Any, ...]]:
@@ -758,8 +813,17 @@ class InventedInformation(Rule):
 
         return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
 
-    def user_text(self, turn: int, text: str) -> None:
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> Statement | None:
+        """The text's :func:`statement`; None when it states nothing the rule checks."""
         said = statement(text)
+        return said if said.identifiers or said.labelled or said.numeric or said.codes else None
+
+    def user_text(self, turn: int, text: str, said: Statement | None) -> None:
+        if said is None:  # states nothing: every criterion passes (once settled, nothing changes)
+            if not self._settled:
+                self.settle_all(turn, False)
+            return
         invented = borderline = False
         for token in said.identifiers:
             if token not in self._known and not self.heard(token):
@@ -910,14 +974,23 @@ class UnexecutedAction(_Requests, _Observed):
     """
 
     name = "unexecuted_action"
+    listens = "cued"  # a text claiming nothing only reads the feed, which :meth:`resolve` reads lazily
 
-    def user_text(self, turn: int, text: str) -> None:
-        claimed = claimed_actions(text, self.tools)
+    @classmethod
+    def read(cls, compiled: tuple[list[str], ToolMentions], text: str) -> tuple[set[str], bool] | None:
+        """(the watched tools a claim in ``text`` names, whether it claims an action
+        generically: :func:`claims_generically`); None when it claims nothing."""
+        claimed = claimed_actions(text, compiled[0])
+        generic = claims_generically(text)
+        return (claimed, generic) if claimed or generic else None
+
+    def user_text(self, turn: int, text: str, reading: tuple[set[str], bool]) -> None:
+        claimed, claims = reading
         called = self.feed.called_since_agent()
         if not claimed and called and all(self.verdict(cid) == "pass" for cid in self.ids):
             return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
-        generic = bool(self.requested) and claims_generically(text)  # a claim naming no action needs a request
+        generic = bool(self.requested) and claims  # a claim naming no action needs a request
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
@@ -943,10 +1016,17 @@ class DeviceState(_Observed):
     ``claims_unexecuted_action``, not a state seen. Applies when a state is stated."""
 
     name = "device_state"
+    listens = "cued"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
         return scenario_device_states(" ".join(str(c.params.get("scenario", "")) for c in criteria))
+
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None:
+        """(the current states ``text`` states, the earlier ones); None when it states none."""
+        stated, earlier = device_states(text), past_device_states(text)
+        return (stated, earlier) if stated or earlier else None
 
     def start(self) -> None:
         super().start()
@@ -970,9 +1050,8 @@ class DeviceState(_Observed):
         """The clock of the latest agent text naming ``tool`` (0: none did)."""
         return next((clock for clock, _, text, _ in reversed(self.feed.agent) if tool in _STATE_TOOL_MENTIONS.find(text)), 0)
 
-    def user_text(self, turn: int, text: str) -> None:
-        stated = device_states(text)
-        earlier = past_device_states(text)
+    def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]) -> None:
+        stated, earlier = reading
         if stated and (outcome := self._claimed_outcome(text)):
             # the state a claimed, unexecuted action would leave is the claim's (claims_unexecuted_action)
             stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)
@@ -990,8 +1069,20 @@ ASKABLE_KINDS = frozenset(ASK_GATES)
 _Goal = tuple[int, dict[str, Any], list[str] | None]
 
 
+class _OnToken(Rule):
+    """A rule that acts only on user texts carrying its control ``token``."""
+
+    token: ClassVar[str]
+    listens = "cued"
+
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> bool | None:
+        """True when ``text`` carries the token (None: it does not)."""
+        return True if cls.token in text else None
+
+
 @register_rule
-class PrematureStop(Rule):
+class PrematureStop(_OnToken):
     """Fails when the user's text carries ``###STOP###`` while some goal action
     (``params["goal"]``: gold state-changing actions) has not yet been called (a matching
     call counts even when it errs: some gold solutions include a failing call); passes
@@ -1001,7 +1092,7 @@ class PrematureStop(Rule):
     gives up before the agent could deal with the request). Applies when the user stops."""
 
     name = "premature_stop"
-    user_text_token = STOP_TOKEN
+    token = STOP_TOKEN
     reads_calls = True
 
     @classmethod
@@ -1051,9 +1142,7 @@ class PrematureStop(Rule):
         agent = self.feed.agent
         return len(agent) <= 1 or bool(asked_among(agent[-1][2], ASKABLE_KINDS))
 
-    def user_text(self, turn: int, text: str) -> None:
-        if STOP_TOKEN not in text:
-            return
+    def user_text(self, turn: int, text: str, reading: bool) -> None:
         self._read_calls()
         for cid, done in self._done.items():
             if all(done) and (done or not self._waiting()):
@@ -1063,20 +1152,18 @@ class PrematureStop(Rule):
 
 
 @register_rule
-class UnpromptedTransfer(Rule):
+class UnpromptedTransfer(_OnToken):
     """Fails when the user sends ``###TRANSFER###`` before any agent text mentioned a
     transfer; passes on a transfer after one. Applies when the user transfers."""
 
     name = "unprompted_transfer"
-    user_text_token = TRANSFER_TOKEN
+    token = TRANSFER_TOKEN
 
     def start(self) -> None:
         self._offered = False
         self._read = 0  # agent texts read
 
-    def user_text(self, turn: int, text: str) -> None:
-        if TRANSFER_TOKEN not in text:
-            return
+    def user_text(self, turn: int, text: str, reading: bool) -> None:
         agent = self.feed.agent
         self._offered = self._offered or any("transfer" in lower(said) for _, _, said, _ in agent[self._read:])
         self._read = len(agent)
@@ -1105,6 +1192,7 @@ class Withholding(_Watches):
     Applies when the kind is asked."""
 
     name = "withholding"
+    listens = "asked"
 
     @classmethod
     def watched(cls, criterion: Criterion) -> list[str]:
@@ -1166,7 +1254,7 @@ class Withholding(_Watches):
         words = text.split()
         return frozenset(id_key("".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1)))
 
-    def user_text(self, turn: int, text: str) -> None:
+    def user_text(self, turn: int, text: str, reading: None) -> None:
         agent = self.feed.agent
         if len(agent) == self._read:
             return  # no agent text since the last answer: nothing was asked
@@ -1199,7 +1287,7 @@ class SkippedAction(_Requests):
 
     name = "skipped_action"
 
-    def user_text(self, turn: int, text: str) -> None:
+    def user_text(self, turn: int, text: str, reading: None) -> None:
         called = self.feed.called_since_agent()
         if called and all(self.verdict(cid) != "not_applicable" for cid in self.ids):
             self._read = len(self.feed.agent)  # nothing this answer could change: the request need not be read
@@ -1241,9 +1329,15 @@ class BreaksCharacter(Rule):
     user message."""
 
     name = "breaks_character"
+    listens = "unsettled"
 
-    def user_text(self, turn: int, text: str) -> None:
-        bad = speaks_as_agent(text)
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> bool | None:
+        """True when ``text`` speaks as the agent (None: it does not)."""
+        return True if speaks_as_agent(text) else None
+
+    def user_text(self, turn: int, text: str, reading: bool | None) -> None:
+        bad = reading is not None
         if bad or not self._settled:
             self.settle_all(turn, bad)
 
@@ -1260,6 +1354,7 @@ class UnrequestedAction(_Requests):
     user's next text; applies when a state-changing tool is called."""
 
     name = "unrequested_action"
+    listens = "called"
     tools_param = "mutating"
 
     def start(self) -> None:
@@ -1280,7 +1375,7 @@ class UnrequestedAction(_Requests):
         words = content_stems(call.name.replace("_", " ")) - _ACTION_WORDS
         return bool(words) and words <= content_stems(_TOOL_NAME.sub(" ", asked))
 
-    def user_text(self, turn: int, text: str) -> None:
+    def user_text(self, turn: int, text: str, reading: None) -> None:
         calls = self.feed.user_calls
         if self._calls_read == len(calls):
             return
@@ -1328,11 +1423,17 @@ class RulePlan:
     """Everything about a task's rule checks that does not change during an episode.
 
     ``groups`` holds, per registered rule named by some criterion, the rule class, its
-    criteria and its compiled data; the rest names rules by their index there. A user text
-    goes to the rules implementing ``user_text``: ``plain`` lists (in ``groups`` order)
-    those without a :attr:`Rule.user_text_token`; ``by_token`` maps each token to the rules
-    a text holding it (and no other token) goes to; ``user_text`` lists every one as a
-    ``(token, index)`` pair, for a text holding several tokens. ``on_request`` maps an item
+    criteria and its compiled data; the rest names rules by their index there, and sets of
+    rules as bit masks (bit ``i``: ``groups[i]``). A user text goes to the rules implementing
+    ``user_text``: ``read(text)`` is the text's analysis, memoized per text: every such rule's
+    reading (:meth:`Rule.read`; a tuple indexed like ``groups``, None for the others) and the
+    mask of the rules with a reading (their cues are present); the text goes to those and
+    to the rules awake (an episode starts with ``awake``: the rules that :attr:`Rule.listens`
+    to every text, or until settled; ``unsettled`` lists the latter), and to the rules a
+    request or a call woke: ``asking(kinds)`` is the mask of the rules listening to answers
+    to requests for any of ``kinds``; ``calling`` that of the rules listening after user calls.
+    ``hooks(mask)``: the indices of the rules implementing ``user_text`` in ``mask``, in
+    ``groups`` order (memoized). ``on_request`` maps an item
     kind to the rules implementing :meth:`Rule.first_request` that watch it.
     ``agent_call_names`` are the names of the agent calls some rule reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
     ``modes`` maps criterion ids to their modes; ``templates`` holds per criterion its
@@ -1342,9 +1443,12 @@ class RulePlan:
 
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
-    user_text: tuple[tuple[str, int], ...]
-    plain: tuple[int, ...]
-    by_token: dict[str, tuple[int, ...]]
+    read: Callable[[str], tuple[tuple[Any, ...], int]]
+    hooks: Callable[[int], tuple[int, ...]]
+    awake: int
+    unsettled: tuple[int, ...]
+    asking: Callable[[frozenset[str]], int]
+    calling: int
     on_request: dict[str, tuple[int, ...]]
     agent_call_names: frozenset[str] | None
     kinds: frozenset[str]
@@ -1362,6 +1466,33 @@ def _verdict_template(criterion: Criterion, ruled: bool) -> dict[str, Any]:
     if criterion.check == "judge":
         template.update(statement=criterion.statement, grounding=criterion.grounding)
     return template
+
+
+#: Distinct user texts whose analysis a plan keeps (a task's texts recur across its episodes).
+ANALYSES = 256
+
+
+def _analysis(readers: tuple[tuple[int, Callable[[Any, str], Any], Any], ...], size: int,
+              text: str) -> tuple[tuple[Any, ...], int]:
+    """``text`` read by each ``(index, read, compiled)`` of ``readers``: the readings (a tuple
+    of ``size``, None where no reader is) and the mask of the indices with a reading."""
+    readings: list[Any] = [None] * size
+    cued = 0
+    for i, read, compiled in readers:
+        reading = readings[i] = read(compiled, text)
+        if reading is not None:
+            cued |= 1 << i
+    return tuple(readings), cued
+
+
+def _asking(listeners: tuple[tuple[int, frozenset[str]], ...], asked: frozenset[str]) -> int:
+    """The mask of the ``(bit, kinds)`` listeners with a kind in ``asked``."""
+    return sum(bit for bit, kinds in listeners if kinds & asked)
+
+
+def _in_mask(indices: tuple[int, ...], mask: int) -> tuple[int, ...]:
+    """The ``indices`` whose bit ``mask`` sets, in order."""
+    return tuple(i for i in indices if mask >> i & 1)
 
 
 def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
@@ -1382,15 +1513,19 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
 
     read = [cls.call_names(compiled) for cls, _, compiled in groups if cls.reads_calls]
     ruled = {c.id for _, group, _ in groups for c in group}
-    user_text = tuple((groups[i][0].user_text_token, i) for i in implementing("user_text"))
-    tokens = dict.fromkeys(token for token, _ in user_text if token)
+    reading = implementing("user_text")
     listening = implementing("first_request")
     return RulePlan(
         criteria,
         groups,
-        user_text=user_text,
-        plain=tuple(i for token, i in user_text if not token),
-        by_token={token: tuple(i for tok, i in user_text if tok in ("", token)) for token in tokens},
+        read=lru_cache(maxsize=ANALYSES)(partial(_analysis, tuple((i, groups[i][0].read, groups[i][2]) for i in reading
+                                                                  if groups[i][0].read is not Rule.read), len(groups))),
+        hooks=lru_cache(maxsize=None)(partial(_in_mask, reading)),
+        awake=sum(1 << i for i in reading if groups[i][0].listens in ("always", "unsettled")),
+        unsettled=tuple(i for i in reading if groups[i][0].listens == "unsettled"),
+        asking=lru_cache(maxsize=None)(partial(_asking, tuple((1 << i, groups[i][0].kinds(groups[i][2])) for i in reading
+                                                              if groups[i][0].listens == "asked"))),
+        calling=sum(1 << i for i in reading if groups[i][0].listens == "called"),
         on_request={kind: tuple(i for i in listening if kind in groups[i][0].kinds(groups[i][2]))
                     for kind in sorted({k for i in listening for k in groups[i][0].kinds(groups[i][2])})},
         agent_call_names=None if None in read else frozenset().union(*read),
@@ -1409,7 +1544,8 @@ class RuleTracker:
     an unknown rule, are left for others (``pending``).
 
     Agent texts and tool calls are recorded in the rules' shared :class:`Feed`; each user
-    text goes to the rules whose token it holds (see the :class:`RulePlan`). A user text is
+    text goes, with their readings of it, to the rules it cues and those awake (see the
+    :class:`RulePlan`; a rule listening until settled sleeps once it has). A user text is
     checked without the parts it copies verbatim from the user's own tool results since
     the agent last spoke (at least :data:`QUOTE_MIN` characters): a quoted result is
     reported evidence, grounded by construction, and need not be re-read by every rule.
@@ -1427,18 +1563,21 @@ class RuleTracker:
         self.rules: list[Rule] = [cls(group, compiled, self.feed, self._table, self.violations)
                                   for cls, group, compiled in plan.groups]
         rules = self.rules
-        self._plain = [rules[i].user_text for i in plan.plain]
-        self._with = {token: [rules[i].user_text for i in indices] for token, indices in plan.by_token.items()}
         self._on_request = {kind: [rules[i].first_request for i in indices] for kind, indices in plan.on_request.items()}
-        self._token_mark = _TOKEN_MARK if all(_TOKEN_MARK in token for token in self._with) else ""
+        self._awake = plan.awake
+        self._woken = 0  # the rules listening to the next user text only (an agent request or a user call woke them)
+        self._unsettled = [(1 << i, rules[i]) for i in plan.unsettled]  # (bit, rule) of the awake rules until settled
         self.agent_call_names = plan.agent_call_names
         self._results: list[str] = []
 
     def agent_text(self, turn: int, text: str) -> None:
         """Record an agent text message (rules hear of the first request of a kind at once)."""
-        for kind in self.feed.add_agent_text(turn, text):
+        feed = self.feed
+        for kind in feed.add_agent_text(turn, text):
             for hook in self._on_request.get(kind, ()):
                 hook(kind, turn)
+        asked = feed.agent[-1][3]
+        self._woken = (self._woken & self._plan.calling) | (self._plan.asking(asked) if asked else 0)
         self._results = []
 
     def user_text(self, turn: int, text: str) -> list[str]:
@@ -1449,15 +1588,24 @@ class RuleTracker:
                     text = text.replace(quoted, " ")
         violations = self.violations
         seen = len(violations)
-        hooks = self._plain
-        if self._token_mark in text:  # every token holds the mark: a text without it holds none
-            for token, with_token in self._with.items():
-                if token in text:  # (rarely) some token rule acts too: every hook whose token the text holds
-                    hooks = with_token if hooks is self._plain else [self.rules[i].user_text for tok, i in self._plan.user_text
-                                                                     if tok in text]
-        for hook in hooks:  # in groups order, so violations keep their order
-            hook(turn, text)
+        plan, rules = self._plan, self.rules
+        readings, cued = plan.read(text)
+        for i in plan.hooks(cued | self._awake | self._woken):  # in groups order, so violations keep their order
+            rules[i].user_text(turn, text, readings[i])
+        self._woken = 0
+        if self._unsettled:
+            self._sleep_settled()
         return violations[seen:]
+
+    def _sleep_settled(self) -> None:
+        """Put the rules listening until settled that have settled to sleep (cued texts only)."""
+        awake = []
+        for bit, rule in self._unsettled:
+            if rule.settled:
+                self._awake &= ~bit
+            else:
+                awake.append((bit, rule))
+        self._unsettled = awake
 
     def tool_call(self, turn: int, call: ToolCall, result: ToolResult) -> None:
         """Record an executed tool call (agent's or user's) and its result."""
@@ -1467,6 +1615,7 @@ class RuleTracker:
             feed.user_calls.append((feed.clock, call, result))
             feed.called_at[call.name] = feed.clock
             feed.calls.append(call)
+            self._woken |= self._plan.calling
             if len(result.content) >= QUOTE_MIN:
                 self._results.append(result.content)
         elif self.agent_call_names is None or call.name in self.agent_call_names:
@@ -1482,7 +1631,7 @@ class RuleTracker:
         evidence_turn, source (the criterion's check: a rule criterion is decided by its rule,
         or ``pending`` when its rule is not registered);
         judge criteria also carry their ``statement`` and ``grounding`` (what a grader asks)."""
-        return [entry.copy() for entry in self._table.values()]
+        return list(map(dict.copy, self._table.values()))
 
     @property
     def judged(self) -> bool:

@@ -735,6 +735,6 @@ def clear_caches() -> None:
     from userbench_env.fidelity import language, rules
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies, rules.statement, rules.heard_keys):
+                   past_device_states, claims_done, _claims, _mentioned, denies, rules.heard_keys):
         cached.cache_clear()
     language.clear_caches()
