@@ -109,8 +109,8 @@ class Feed:
 
     ``agent``: ``(clock, turn, text, asked)`` of every agent text, where ``asked`` is
     ``asked_among(text, kinds)``: the item kinds some rule watches agent requests for
-    (``kinds``) that the text asks for, read once when the text is recorded (a rule takes
-    ``asked & its kinds``). ``user_calls``: ``(clock, call, result)`` of every user tool
+    (``kinds``, the plan's) that the text asks for, read once per text by the plan (a rule
+    takes ``asked & its kinds``). ``user_calls``: ``(clock, call, result)`` of every user tool
     call. ``calls``: every call a rule reads, in order (every user call, and the agent
     calls named in the tracker's ``agent_call_names``). ``called_at``: per user tool, the
     clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
@@ -119,9 +119,9 @@ class Feed:
     (:meth:`Rule.unsure`).
     """
 
-    __slots__ = ("agent", "ambiguous", "called_at", "calls", "clock", "first_asked", "kinds", "user_calls")
+    __slots__ = ("agent", "ambiguous", "called_at", "calls", "clock", "first_asked", "user_calls")
 
-    def __init__(self, kinds: frozenset[str] = frozenset()):
+    def __init__(self) -> None:
         self.clock = 0
         self.ambiguous = False
         self.agent: list[tuple[int, int, str, frozenset[str]]] = []
@@ -129,13 +129,11 @@ class Feed:
         self.calls: list[ToolCall] = []
         self.called_at: dict[str, int] = {}
         self.first_asked: dict[str, int] = {}
-        self.kinds = kinds
 
-    def add_agent_text(self, turn: int, text: str) -> list[str]:
-        """Record an agent text (and read which watched kinds it asks for); returns the
-        kinds it is the first request for."""
+    def add_agent_text(self, turn: int, text: str, asked: frozenset[str]) -> list[str]:
+        """Record an agent text and the watched kinds it asks for; returns the kinds it is
+        the first request for."""
         self.clock += 1
-        asked = asked_among(text, self.kinds) if self.kinds else _NOTHING
         self.agent.append((self.clock, turn, text, asked))
         first = self.first_asked
         if not asked or asked <= first.keys():
@@ -209,7 +207,7 @@ class Rule:
         self.criteria = criteria
         self.ids = [c.id for c in criteria]
         self.compiled = type(self).compile(criteria) if compiled is None else compiled
-        self.feed = feed if feed is not None else Feed(type(self).kinds(self.compiled))
+        self.feed = feed if feed is not None else Feed()
         self.table = table if table is not None else {cid: {"verdict": "not_applicable", "evidence_turn": None}
                                                       for cid in self.ids}
         self.violations = violations if violations is not None else []
@@ -719,10 +717,10 @@ class InventedInformation(Rule):
     listens = "unsettled"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[str, frozenset[str], dict[str, frozenset[str]], tuple[Any, ...]]:
-        """(the scenario lower-cased, the identifiers in it, per kind the keys of the
-        scenario's values, (the scenario's key form, dates, clock times)): a stated identifier
-        found among the second is heard without searching every heard text."""
+    def compile(cls, criteria: list[Criterion]) -> tuple[frozenset[str], dict[str, frozenset[str]], "Heard"]:
+        """(the identifiers in the scenario, per kind the keys of the scenario's values, what
+        the scenario lets the user know as a :class:`Heard`): a stated identifier found among
+        the first is heard without searching every heard text."""
         scenario = "".join(str(c.params.get("scenario", "")) for c in criteria[:1])
         lowered = scenario.lower()
         known: dict[str, set[str]] = {}
@@ -730,121 +728,142 @@ class InventedInformation(Rule):
             for kind, values in (c.params.get("known") or {}).items():
                 for alias in KIND_ALIASES.get(kind, {kind}):
                     known.setdefault("name" if alias in KIND_ALIASES["name"] else alias, set()).update(id_key(str(v)) for v in values)
-        return (lowered, frozenset(token for token in identifiers(scenario) if token in lowered),
-                {kind: frozenset(keys) for kind, keys in known.items()},
-                (id_key(scenario), heard_keys(scenario), dates(scenario), month_days(scenario), clock_times(scenario),
-                 numbers(scenario)))
+        return (frozenset(token for token in identifiers(scenario) if token in lowered),
+                {kind: frozenset(keys) for kind, keys in known.items()}, Heard(scenario))
+
+    @classmethod
+    def read(cls, compiled: tuple[frozenset[str], dict[str, frozenset[str]], "Heard"], text: str) -> Statement | None:
+        """The text's :func:`statement`; None when it states nothing the rule checks, or
+        nothing the scenario alone does not ground (what the user hears only grows, so no
+        later turn can make such a text invented)."""
+        said = statement(text)
+        if not (said.identifiers or said.labelled or said.numeric or said.codes):
+            return None
+        known, values, scenario = compiled
+        return said if scenario.invented(said, known, values, asked=True)[0] else None
 
     def start(self) -> None:
-        self._heard, self._known, self._values, (scenario_key, scenario_keys, scenario_dates, scenario_days,
-                                                 scenario_times, scenario_numbers) = self.compiled
-        # what the agent and the tools said (key form, dates, times), read when first needed
-        self._said_key = ""
-        self._heard_key = scenario_key
-        self._keys = set(scenario_keys)
-        self._dates, self._days = set(scenario_dates), set(scenario_days)
-        self._times, self._numbers = set(scenario_times), set(scenario_numbers)
+        self._known, self._values, scenario = self.compiled
+        self._heard = scenario.copy()  # the scenario, then what the agent and the tools said, read when needed
         self._agent_read = self._calls_read = 0
 
     def _read_heard(self) -> None:
         feed = self.feed
         if self._agent_read < len(feed.agent) or self._calls_read < len(feed.user_calls):
             fresh = [text for _, _, text, _ in feed.agent[self._agent_read:]]
-            fresh += [result.content for _, _, result in feed.user_calls[self._calls_read:]]
-            self._heard = "\0".join([self._heard, *(text.lower() for text in fresh)])
-            said = "\0".join(id_key(text) for text in fresh)
-            self._said_key = f"{self._said_key}\0{said}"
-            self._heard_key = f"{self._heard_key}\0{said}"
-            for text in fresh:
-                self._keys |= heard_keys(text)
-                if _DIGIT.search(text) is not None:
-                    self._dates |= dates(text)
-                    self._days |= month_days(text)
-                    self._times |= clock_times(text)
-                    self._numbers |= numbers(text)
+            self._heard.add(fresh + [result.content for _, _, result in feed.user_calls[self._calls_read:]])
             self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
 
-    def heard(self, token: str) -> bool:
-        """True when ``token`` (lower-case, no NUL) occurs in something the user heard: as
-        written, or as the key form of an identifier or word heard (:func:`heard_keys`)."""
-        self._read_heard()
-        return token in self._heard or id_key(token) in self._keys
-
-    def _invented_number(self, said: Statement) -> bool:
-        """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
-        time or a street address that nothing heard holds."""
-        runs, stated, days, money, times, streets = said.runs, said.dates, said.days, said.money, said.times, said.streets
-        self._read_heard()
-        if not all(run in self._keys or self._heard_apart(run) for run in runs):
-            return True
-        if not stated <= self._dates or not days <= {day for _, day in self._dates} | self._days:
-            return True
-        if not money <= self._numbers or not times <= self._times:
-            return True
-        return any(street not in self._heard_key for street in streets)
-
-    def _heard_apart(self, run: str) -> bool:
-        """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
-        and a zip code)."""
-        m = _LETTERS_DIGITS.fullmatch(run)
-        return m is not None and m.group(1) in self._keys and m.group(2) in self._keys
-
-    def _invented_value(self, kind: str, value: str) -> tuple[bool, bool]:
-        """(invented, borderline) for a labelled ``value`` of ``kind``."""
-        if kind == "date":
-            stated = dates(value)
-            if not stated:
-                return False, False
-            self._read_heard()
-            return not stated <= self._dates, False
-        key = id_key(value)
-        known = self._values.get(kind)
-        if not key or (known is not None and any(key == k or (kind in ("name", "address") and key in k) for k in known)):
-            return False, False  # the scenario's value (read before anything heard)
-        if any(key in keys for other, keys in self._values.items() if other != kind):
-            return True, False  # another item's value given as this one ("my user id is <my name>")
-        self._read_heard()
-        if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
-            whole = kind != "address" and any(c.isdigit() for c in key)
-            return (key not in self._keys) if whole else (key not in self._heard_key), False
-        if key in self._said_key:
-            return False, False
-        from rapidfuzz.distance import Levenshtein
-
-        return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
-
-    @classmethod
-    def read(cls, compiled: Any, text: str) -> Statement | None:
-        """The text's :func:`statement`; None when it states nothing the rule checks."""
-        said = statement(text)
-        return said if said.identifiers or said.labelled or said.numeric or said.codes else None
-
     def user_text(self, turn: int, text: str, said: Statement | None) -> None:
-        if said is None:  # states nothing: every criterion passes (once settled, nothing changes)
+        if said is None:  # states nothing ungrounded: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
             return
-        invented = borderline = False
-        for token in said.identifiers:
-            if token not in self._known and not self.heard(token):
-                invented = True
-                break
-        if not invented:
-            for kind, value in said.labelled:
-                invented, borderline = self._invented_value(kind, value)
-                if invented:
-                    break
-        if not invented and said.numeric:
-            invented = self._invented_number(said)
-        # a code given as the answer ("WOBBKF") when the agent's latest text asked for a watched item
-        if not invented and said.codes and (agent := self.feed.agent) and agent[-1][3]:
-            self._read_heard()
-            invented = not set(said.codes) <= self._keys
+        self._read_heard()
+        # a code given as the answer ("WOBBKF") counts when the agent's latest text asked for a watched item
+        asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3])
+        invented, borderline = self._heard.invented(said, self._known, self._values, asked)
         if invented or not self._settled:
             self.settle_all(turn, invented)
             if borderline:
                 for cid in self.ids:
                     self.unsure(cid, turn)
+
+
+class Heard:
+    """What a user has heard (the scenario, then agent texts and tool results), in the forms
+    :class:`InventedInformation` compares a statement with: the texts lower-cased
+    (``text``), their :func:`~userbench_env.fidelity.language.id_key` forms (``key``; the
+    agent's and the tools' alone: ``said_key``), the key forms of their identifiers and
+    words (``keys``, see :func:`heard_keys`), dates, month days, clock times and numbers.
+    Each only grows (:meth:`add`), so a statement grounded in it stays grounded."""
+
+    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers")
+
+    def __init__(self, scenario: str):
+        self.text = scenario.lower()
+        self.key, self.said_key = id_key(scenario), ""
+        self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
+        self.times, self.numbers = set(clock_times(scenario)), set(numbers(scenario))
+
+    def copy(self) -> "Heard":
+        """A copy to add to (its sets are its own)."""
+        other = Heard.__new__(Heard)
+        other.text, other.key, other.said_key = self.text, self.key, self.said_key
+        other.keys, other.dates, other.days = set(self.keys), set(self.dates), set(self.days)
+        other.times, other.numbers = set(self.times), set(self.numbers)
+        return other
+
+    def add(self, fresh: list[str]) -> None:
+        """Add texts the user heard."""
+        self.text = "\0".join([self.text, *(text.lower() for text in fresh)])
+        said = "\0".join(id_key(text) for text in fresh)
+        self.said_key = f"{self.said_key}\0{said}"
+        self.key = f"{self.key}\0{said}"
+        for text in fresh:
+            self.keys |= heard_keys(text)
+            if _DIGIT.search(text) is not None:
+                self.dates |= dates(text)
+                self.days |= month_days(text)
+                self.times |= clock_times(text)
+                self.numbers |= numbers(text)
+
+    def heard(self, token: str) -> bool:
+        """True when ``token`` (lower-case, no NUL) occurs in something heard: as written, or
+        as the key form of an identifier or word heard (:func:`heard_keys`)."""
+        return token in self.text or id_key(token) in self.keys
+
+    def invented(self, said: Statement, known: frozenset[str], values: dict[str, frozenset[str]],
+                 asked: bool) -> tuple[bool, bool]:
+        """(invented, borderline) for the statement ``said``, given the scenario's
+        identifiers (``known``) and its values per kind: see :class:`InventedInformation`;
+        its all-capital codes count only when ``asked`` (the answer to a request)."""
+        if any(token not in known and not self.heard(token) for token in said.identifiers):
+            return True, False
+        for kind, value in said.labelled:
+            invented, borderline = self._invented_value(kind, value, values)
+            if invented:
+                return invented, borderline
+        if said.numeric and self._invented_number(said):
+            return True, False
+        return asked and not set(said.codes) <= self.keys, False
+
+    def _invented_number(self, said: Statement) -> bool:
+        """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
+        time or a street address that nothing heard holds."""
+        if not all(run in self.keys or self._heard_apart(run) for run in said.runs):
+            return True
+        if not said.dates <= self.dates or not said.days <= {day for _, day in self.dates} | self.days:
+            return True
+        if not said.money <= self.numbers or not said.times <= self.times:
+            return True
+        return any(street not in self.key for street in said.streets)
+
+    def _heard_apart(self, run: str) -> bool:
+        """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
+        and a zip code)."""
+        m = _LETTERS_DIGITS.fullmatch(run)
+        return m is not None and m.group(1) in self.keys and m.group(2) in self.keys
+
+    def _invented_value(self, kind: str, value: str, values: dict[str, frozenset[str]]) -> tuple[bool, bool]:
+        """(invented, borderline) for a labelled ``value`` of ``kind``."""
+        if kind == "date":
+            stated = dates(value)
+            return bool(stated) and not stated <= self.dates, False
+        key = id_key(value)
+        known = values.get(kind)
+        if not key or (known is not None and any(key == k or (kind in ("name", "address") and key in k) for k in known)):
+            return False, False  # the scenario's value
+        if any(key in keys for other, keys in values.items() if other != kind):
+            return True, False  # another item's value given as this one ("my user id is <my name>")
+        if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
+            whole = kind != "address" and any(c.isdigit() for c in key)
+            return (key not in self.keys) if whole else (key not in self.key), False
+        if key in self.said_key:
+            return False, False
+        from rapidfuzz.distance import Levenshtein
+
+        return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
 
 
 #: Per item kind, the kinds a denial may name instead (every other kind and its aliases).
@@ -879,12 +898,23 @@ class _Requests(Rule):
         asks for) and ``requested_at`` (per tool, the clock of its latest request)."""
         agent = self.feed.agent
         for clock, _, text, _ in agent[self._read:]:
-            self.requested = self._mentions.find(text) if asks(text) else frozenset()
+            self.requested, words = tool_request(self._mentions, text)
             for name in self.requested:
                 self.requested_at[name] = clock
             if self.requested:
-                self.request_words = (content_stems(text) | content_stems(" ".join(self.requested).replace("_", " "))) - _REQUEST_WORDS
+                self.request_words = words
         self._read = len(agent)
+
+
+@lru_cache(maxsize=256)
+def tool_request(mentions: ToolMentions, text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the tools of ``mentions`` an agent ``text`` asks for, the content stems of that
+    request with the words of the tools' names and without how any request is phrased);
+    both empty when it asks for none. Memoized per tool set and text."""
+    requested = mentions.find(text) if asks(text) else _NOTHING
+    if not requested:
+        return requested, _NOTHING
+    return requested, (content_stems(text) | content_stems(" ".join(requested).replace("_", " "))) - _REQUEST_WORDS
 
 
 def claims_generically(text: str) -> bool:
@@ -1363,17 +1393,6 @@ class UnrequestedAction(_Requests):
         self._calls_read = 0
         self._answered: set[tuple[int, str]] = set()  # (agent text clock, call) pairs: a request licenses one such call
 
-    @staticmethod
-    def _asked_for(call: ToolCall, asked: str) -> bool:
-        """True when the agent's text ``asked`` (lower-cased) asks for ``call``: it names the
-        tool (or the tool a dispatcher call names) and every argument value it is called
-        with, or holds every content word of the tool's name."""
-        values = [str(v).lower() for v in _leaves(call.arguments)]
-        named = [n for n in (call.name, *values) if re.search(rf"(?<![\w]){re.escape(n.lower())}(?![\w])", asked)]
-        if named:
-            return all(v in asked for v in values if v not in named)
-        words = content_stems(call.name.replace("_", " ")) - _ACTION_WORDS
-        return bool(words) and words <= content_stems(_TOOL_NAME.sub(" ", asked))
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
         calls = self.feed.user_calls
@@ -1387,8 +1406,23 @@ class UnrequestedAction(_Requests):
                 continue
             at, latest = next(((at, said) for at, _, said, _ in reversed(agent) if at < clock), (0, ""))
             key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
-            self.settle_all(turn, key in self._answered or not self._asked_for(call, latest.lower()))
+            self.settle_all(turn, key in self._answered or not asks_for_call(
+                latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments))))
             self._answered.add(key)
+
+
+@lru_cache(maxsize=256)
+def asks_for_call(said: str, name: str, values: tuple[str, ...]) -> bool:
+    """True when the agent's text ``said`` asks for a call of the tool ``name`` with the
+    argument values ``values`` (its leaves, lower-cased): it names the tool (or the tool a
+    dispatcher call names) and every argument value it is called with, or holds every
+    content word of the tool's name. Memoized."""
+    asked = said.lower()
+    named = [n for n in (name, *values) if re.search(rf"(?<![\w]){re.escape(n.lower())}(?![\w])", asked)]
+    if named:
+        return all(v in asked for v in values if v not in named)
+    words = content_stems(name.replace("_", " ")) - _ACTION_WORDS
+    return bool(words) and words <= content_stems(_TOOL_NAME.sub(" ", asked))
 
 
 def _leaves(value: Any) -> list[Any]:
@@ -1430,10 +1464,10 @@ class RulePlan:
     mask of the rules with a reading (their cues are present); the text goes to those and
     to the rules awake (an episode starts with ``awake``: the rules that :attr:`Rule.listens`
     to every text, or until settled; ``unsettled`` lists the latter), and to the rules a
-    request or a call woke: ``asking(kinds)`` is the mask of the rules listening to answers
-    to requests for any of ``kinds``; ``calling`` that of the rules listening after user calls.
-    ``hooks(mask)``: the indices of the rules implementing ``user_text`` in ``mask``, in
-    ``groups`` order (memoized). ``on_request`` maps an item
+    request or a call woke: ``request(text)`` reads an agent text, memoized per text: the
+    watched kinds it asks for (see :class:`Feed`) and the mask of the rules listening to
+    answers to requests for them; ``calling`` is the mask of the rules listening after user
+    calls. ``on_request`` maps an item
     kind to the rules implementing :meth:`Rule.first_request` that watch it.
     ``agent_call_names`` are the names of the agent calls some rule reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
     ``modes`` maps criterion ids to their modes; ``templates`` holds per criterion its
@@ -1444,10 +1478,9 @@ class RulePlan:
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
     read: Callable[[str], tuple[tuple[Any, ...], int]]
-    hooks: Callable[[int], tuple[int, ...]]
+    request: Callable[[str], tuple[frozenset[str], int]]
     awake: int
     unsettled: tuple[int, ...]
-    asking: Callable[[frozenset[str]], int]
     calling: int
     on_request: dict[str, tuple[int, ...]]
     agent_call_names: frozenset[str] | None
@@ -1468,7 +1501,7 @@ def _verdict_template(criterion: Criterion, ruled: bool) -> dict[str, Any]:
     return template
 
 
-#: Distinct user texts whose analysis a plan keeps (a task's texts recur across its episodes).
+#: Distinct user (and agent) texts whose analysis a plan keeps (a task's texts recur across its episodes).
 ANALYSES = 256
 
 
@@ -1485,14 +1518,12 @@ def _analysis(readers: tuple[tuple[int, Callable[[Any, str], Any], Any], ...], s
     return tuple(readings), cued
 
 
-def _asking(listeners: tuple[tuple[int, frozenset[str]], ...], asked: frozenset[str]) -> int:
-    """The mask of the ``(bit, kinds)`` listeners with a kind in ``asked``."""
-    return sum(bit for bit, kinds in listeners if kinds & asked)
-
-
-def _in_mask(indices: tuple[int, ...], mask: int) -> tuple[int, ...]:
-    """The ``indices`` whose bit ``mask`` sets, in order."""
-    return tuple(i for i in indices if mask >> i & 1)
+def _request(kinds: frozenset[str], listeners: tuple[tuple[int, frozenset[str]], ...],
+             text: str) -> tuple[frozenset[str], int]:
+    """The ``kinds`` an agent ``text`` asks for, and the mask of the ``(bit, kinds)``
+    ``listeners`` with a kind among them."""
+    asked = asked_among(text, kinds) if kinds else _NOTHING
+    return asked, sum(bit for bit, wanted in listeners if wanted & asked)
 
 
 def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
@@ -1515,21 +1546,21 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
     ruled = {c.id for _, group, _ in groups for c in group}
     reading = implementing("user_text")
     listening = implementing("first_request")
+    kinds = frozenset().union(*(cls.kinds(compiled) for cls, _, compiled in groups))
     return RulePlan(
         criteria,
         groups,
         read=lru_cache(maxsize=ANALYSES)(partial(_analysis, tuple((i, groups[i][0].read, groups[i][2]) for i in reading
                                                                   if groups[i][0].read is not Rule.read), len(groups))),
-        hooks=lru_cache(maxsize=None)(partial(_in_mask, reading)),
+        request=lru_cache(maxsize=ANALYSES)(partial(_request, kinds, tuple((1 << i, groups[i][0].kinds(groups[i][2]))
+                                                                           for i in reading if groups[i][0].listens == "asked"))),
         awake=sum(1 << i for i in reading if groups[i][0].listens in ("always", "unsettled")),
         unsettled=tuple(i for i in reading if groups[i][0].listens == "unsettled"),
-        asking=lru_cache(maxsize=None)(partial(_asking, tuple((1 << i, groups[i][0].kinds(groups[i][2])) for i in reading
-                                                              if groups[i][0].listens == "asked"))),
         calling=sum(1 << i for i in reading if groups[i][0].listens == "called"),
         on_request={kind: tuple(i for i in listening if kind in groups[i][0].kinds(groups[i][2]))
                     for kind in sorted({k for i in listening for k in groups[i][0].kinds(groups[i][2])})},
         agent_call_names=None if None in read else frozenset().union(*read),
-        kinds=frozenset().union(*(cls.kinds(compiled) for cls, _, compiled in groups)),
+        kinds=kinds,
         modes={c.id: c.mode for c in criteria},
         templates=tuple(_verdict_template(c, c.id in ruled) for c in criteria),
         judged=any(c.check == "judge" for c in criteria),
@@ -1557,7 +1588,7 @@ class RuleTracker:
         plan = criteria if isinstance(criteria, RulePlan) else compile_rules(criteria)
         self._plan = plan
         self.criteria = list(plan.criteria)
-        self.feed = Feed(plan.kinds)
+        self.feed = Feed()
         self.violations: list[str] = []
         self._table = {template["id"]: template.copy() for template in plan.templates}  # the verdict table
         self.rules: list[Rule] = [cls(group, compiled, self.feed, self._table, self.violations)
@@ -1572,12 +1603,12 @@ class RuleTracker:
 
     def agent_text(self, turn: int, text: str) -> None:
         """Record an agent text message (rules hear of the first request of a kind at once)."""
-        feed = self.feed
-        for kind in feed.add_agent_text(turn, text):
+        plan = self._plan
+        asked, woken = plan.request(text)
+        for kind in self.feed.add_agent_text(turn, text, asked):
             for hook in self._on_request.get(kind, ()):
                 hook(kind, turn)
-        asked = feed.agent[-1][3]
-        self._woken = (self._woken & self._plan.calling) | (self._plan.asking(asked) if asked else 0)
+        self._woken = (self._woken & plan.calling) | woken
         self._results = []
 
     def user_text(self, turn: int, text: str) -> list[str]:
@@ -1588,11 +1619,14 @@ class RuleTracker:
                     text = text.replace(quoted, " ")
         violations = self.violations
         seen = len(violations)
-        plan, rules = self._plan, self.rules
-        readings, cued = plan.read(text)
-        for i in plan.hooks(cued | self._awake | self._woken):  # in groups order, so violations keep their order
-            rules[i].user_text(turn, text, readings[i])
+        rules = self.rules
+        readings, cued = self._plan.read(text)
+        hearing = cued | self._awake | self._woken
         self._woken = 0
+        while hearing:  # lowest bit first: in groups order, so violations keep their order
+            i = (hearing & -hearing).bit_length() - 1
+            rules[i].user_text(turn, text, readings[i])
+            hearing &= hearing - 1
         if self._unsettled:
             self._sleep_settled()
         return violations[seen:]

@@ -735,6 +735,7 @@ def clear_caches() -> None:
     from userbench_env.fidelity import language, rules
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies, rules.heard_keys):
+                   past_device_states, claims_done, _claims, _mentioned, denies, rules.heard_keys, rules.tool_request,
+                   rules.asks_for_call):
         cached.cache_clear()
     language.clear_caches()
