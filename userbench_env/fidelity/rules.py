@@ -163,10 +163,11 @@ class Rule:
     #: Which user texts whose :meth:`read` is None the tracker still hands the rule:
     #: ``"always"`` every one (the rule reads the feed at every text); ``"unsettled"`` those
     #: until :meth:`settle_all` has passed the rule's criteria (a text without cues then
-    #: changes nothing); ``"asked"`` the first one after an agent text asking for one of its
-    #: :meth:`kinds` (the latest agent text: one asking for none of them makes it deaf again);
-    #: ``"called"`` the first one after a user tool call; ``"cued"`` none (such a text never
-    #: changes anything). A rule may be handed more texts than it listens to (it must ignore them).
+    #: changes nothing); ``"asked"`` the first one after an agent text that :meth:`awaits`
+    #: its answer (the latest agent text: one that does not makes it deaf again); ``"called"``
+    #: the first one after a user tool call it :meth:`watches`; ``"cued"`` none (such a text
+    #: never changes anything). A rule may be handed more texts than it listens to (it must
+    #: ignore them).
     listens: ClassVar[Literal["always", "unsettled", "asked", "called", "cued"]] = "always"
     #: The rule reads the feed's ``calls`` (the tracker records agent calls only when a
     #: rule does, and then only those named by :meth:`call_names`).
@@ -187,6 +188,20 @@ class Rule:
     def kinds(cls, compiled: Any) -> frozenset[str]:
         """The item kinds whose requests by the agent the rule reads (see :class:`Feed`)."""
         return frozenset()
+
+    @classmethod
+    def awaits(cls, compiled: Any, text: str, asked: frozenset[str]) -> bool:
+        """For a rule listening to answers (:attr:`listens` ``"asked"``): True when the agent's
+        ``text``, which asks for the watched item kinds ``asked`` (see :class:`Feed`), awaits
+        an answer the rule reads (a pure function of its arguments). Default: it asks for
+        one of the rule's :meth:`kinds`."""
+        return bool(cls.kinds(compiled) & asked)
+
+    @classmethod
+    def watches(cls, compiled: Any, tool: str) -> bool:
+        """For a rule listening after user calls (:attr:`listens` ``"called"``): True when a
+        user call of ``tool`` may concern it. Default: every call does."""
+        return True
 
     @classmethod
     def read(cls, compiled: Any, text: str) -> Any:
@@ -778,24 +793,30 @@ class Heard:
     words (``keys``, see :func:`heard_keys`), dates, month days, clock times and numbers.
     Each only grows (:meth:`add`), so a statement grounded in it stays grounded."""
 
-    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers")
+    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "_shared")
 
     def __init__(self, scenario: str):
         self.text = scenario.lower()
         self.key, self.said_key = id_key(scenario), ""
         self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
         self.times, self.numbers = set(clock_times(scenario)), set(numbers(scenario))
+        self._shared = False
 
     def copy(self) -> "Heard":
-        """A copy to add to (its sets are its own)."""
+        """A copy to add to (it shares this one's sets until its first :meth:`add`)."""
         other = Heard.__new__(Heard)
         other.text, other.key, other.said_key = self.text, self.key, self.said_key
-        other.keys, other.dates, other.days = set(self.keys), set(self.dates), set(self.days)
-        other.times, other.numbers = set(self.times), set(self.numbers)
+        other.keys, other.dates, other.days, other.times, other.numbers = \
+            self.keys, self.dates, self.days, self.times, self.numbers
+        other._shared = True
         return other
 
     def add(self, fresh: list[str]) -> None:
         """Add texts the user heard."""
+        if self._shared:  # copy on first write
+            self.keys, self.dates, self.days = set(self.keys), set(self.dates), set(self.days)
+            self.times, self.numbers = set(self.times), set(self.numbers)
+            self._shared = False
         self.text = "\0".join([self.text, *(text.lower() for text in fresh)])
         said = "\0".join(id_key(text) for text in fresh)
         self.said_key = f"{self.said_key}\0{said}"
@@ -1316,6 +1337,12 @@ class SkippedAction(_Requests):
     action is requested."""
 
     name = "skipped_action"
+    listens = "asked"  # a text after an agent text asking for no user tool only reads the feed, which :meth:`resolve` reads lazily
+
+    @classmethod
+    def awaits(cls, compiled: tuple[list[str], ToolMentions], text: str, asked: frozenset[str]) -> bool:
+        """True when the agent's ``text`` asks for a watched user tool (:func:`tool_request`)."""
+        return bool(tool_request(compiled[1], text)[0])
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
         called = self.feed.called_since_agent()
@@ -1385,6 +1412,11 @@ class UnrequestedAction(_Requests):
 
     name = "unrequested_action"
     listens = "called"
+
+    @classmethod
+    def watches(cls, compiled: tuple[list[str], ToolMentions], tool: str) -> bool:
+        """True for a state-changing user tool (a read-only one is never unrequested)."""
+        return tool in compiled[0]
     tools_param = "mutating"
 
     def start(self) -> None:
@@ -1465,9 +1497,10 @@ class RulePlan:
     to the rules awake (an episode starts with ``awake``: the rules that :attr:`Rule.listens`
     to every text, or until settled; ``unsettled`` lists the latter), and to the rules a
     request or a call woke: ``request(text)`` reads an agent text, memoized per text: the
-    watched kinds it asks for (see :class:`Feed`) and the mask of the rules listening to
-    answers to requests for them; ``calling`` is the mask of the rules listening after user
-    calls. ``on_request`` maps an item
+    watched kinds it asks for (see :class:`Feed`) and the mask of the rules that await the
+    answer to it (:meth:`Rule.awaits`); ``calling(tool)`` is the mask of the rules a user
+    call of ``tool`` concerns (:meth:`Rule.watches`), ``callers`` that of every rule listening
+    after user calls. ``on_request`` maps an item
     kind to the rules implementing :meth:`Rule.first_request` that watch it.
     ``agent_call_names`` are the names of the agent calls some rule reads (None: any call). ``kinds`` is the union of the rules' watched kinds (the feed's).
     ``modes`` maps criterion ids to their modes; ``templates`` holds per criterion its
@@ -1481,7 +1514,8 @@ class RulePlan:
     request: Callable[[str], tuple[frozenset[str], int]]
     awake: int
     unsettled: tuple[int, ...]
-    calling: int
+    calling: Callable[[str], int]
+    callers: int
     on_request: dict[str, tuple[int, ...]]
     agent_call_names: frozenset[str] | None
     kinds: frozenset[str]
@@ -1518,12 +1552,17 @@ def _analysis(readers: tuple[tuple[int, Callable[[Any, str], Any], Any], ...], s
     return tuple(readings), cued
 
 
-def _request(kinds: frozenset[str], listeners: tuple[tuple[int, frozenset[str]], ...],
+def _request(kinds: frozenset[str], listeners: tuple[tuple[int, type[Rule], Any], ...],
              text: str) -> tuple[frozenset[str], int]:
-    """The ``kinds`` an agent ``text`` asks for, and the mask of the ``(bit, kinds)``
-    ``listeners`` with a kind among them."""
+    """The ``kinds`` an agent ``text`` asks for, and the mask of the ``(bit, rule class,
+    compiled data)`` ``listeners`` that await its answer."""
     asked = asked_among(text, kinds) if kinds else _NOTHING
-    return asked, sum(bit for bit, wanted in listeners if wanted & asked)
+    return asked, sum(bit for bit, cls, compiled in listeners if cls.awaits(compiled, text, asked))
+
+
+def _calling(listeners: tuple[tuple[int, type[Rule], Any], ...], tool: str) -> int:
+    """The mask of the ``(bit, rule class, compiled data)`` ``listeners`` a user call of ``tool`` concerns."""
+    return sum(bit for bit, cls, compiled in listeners if cls.watches(compiled, tool))
 
 
 def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
@@ -1547,16 +1586,20 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
     reading = implementing("user_text")
     listening = implementing("first_request")
     kinds = frozenset().union(*(cls.kinds(compiled) for cls, _, compiled in groups))
+
+    def listeners(how: str) -> tuple[tuple[int, type[Rule], Any], ...]:
+        return tuple((1 << i, groups[i][0], groups[i][2]) for i in reading if groups[i][0].listens == how)
+
     return RulePlan(
         criteria,
         groups,
         read=lru_cache(maxsize=ANALYSES)(partial(_analysis, tuple((i, groups[i][0].read, groups[i][2]) for i in reading
                                                                   if groups[i][0].read is not Rule.read), len(groups))),
-        request=lru_cache(maxsize=ANALYSES)(partial(_request, kinds, tuple((1 << i, groups[i][0].kinds(groups[i][2]))
-                                                                           for i in reading if groups[i][0].listens == "asked"))),
+        request=lru_cache(maxsize=ANALYSES)(partial(_request, kinds, listeners("asked"))),
         awake=sum(1 << i for i in reading if groups[i][0].listens in ("always", "unsettled")),
         unsettled=tuple(i for i in reading if groups[i][0].listens == "unsettled"),
-        calling=sum(1 << i for i in reading if groups[i][0].listens == "called"),
+        calling=lru_cache(maxsize=None)(partial(_calling, listeners("called"))),
+        callers=sum(bit for bit, _, _ in listeners("called")),
         on_request={kind: tuple(i for i in listening if kind in groups[i][0].kinds(groups[i][2]))
                     for kind in sorted({k for i in listening for k in groups[i][0].kinds(groups[i][2])})},
         agent_call_names=None if None in read else frozenset().union(*read),
@@ -1608,7 +1651,7 @@ class RuleTracker:
         for kind in self.feed.add_agent_text(turn, text, asked):
             for hook in self._on_request.get(kind, ()):
                 hook(kind, turn)
-        self._woken = (self._woken & plan.calling) | woken
+        self._woken = (self._woken & plan.callers) | woken
         self._results = []
 
     def user_text(self, turn: int, text: str) -> list[str]:
@@ -1649,7 +1692,7 @@ class RuleTracker:
             feed.user_calls.append((feed.clock, call, result))
             feed.called_at[call.name] = feed.clock
             feed.calls.append(call)
-            self._woken |= self._plan.calling
+            self._woken |= self._plan.calling(call.name)
             if len(result.content) >= QUOTE_MIN:
                 self._results.append(result.content)
         elif self.agent_call_names is None or call.name in self.agent_call_names:
