@@ -47,7 +47,7 @@ from collections import Counter
 from functools import lru_cache, partial
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, TypeVar
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
@@ -354,14 +354,16 @@ class PrematureDisclosure(_Watches):
         return str(criterion.params["value"]).lower()
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None]:
-        """The watched triples and kinds, and one pattern finding any watched value (None
-        when some value is empty: every text holds it)."""
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None,
+                                                         dict[str, tuple[str, ...]]]:
+        """The watched triples and kinds, one pattern finding any watched value (None when
+        some value is empty: every text holds it), and per kind its criteria's ids, in order."""
         watch, kinds = super().compile(criteria)
         read = {"date": cls._date_value, "income": cls._income_value, "address": cls._street_line}
         watch = [(cid, kind, read[kind](value) if kind in read else value) for cid, kind, value in watch]
         values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
-        return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None)
+        return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None), \
+            {kind: tuple(cid for cid, watched, _ in watch if watched == kind) for kind in kinds}
 
     @staticmethod
     def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]], Any]:
@@ -389,21 +391,21 @@ class PrematureDisclosure(_Watches):
         return (re.match(r"\D*(\d+)", value).group(1), stated, large_amounts) if stated else value
 
     def start(self) -> None:
-        self._watch, self._kinds, self._any_value = self.compiled
+        self._by_kind = self.compiled[3]
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
 
     def first_request(self, kind: str, turn: int) -> None:
         # a request passes the criteria of its kind whose value was not stated yet
-        for cid, watched, _ in self._watch:
-            if watched == kind and cid not in self._decided:
+        for cid in self._by_kind[kind]:
+            if cid not in self._decided:
                 self.repass(cid, turn)
         self._asked.add(kind)
 
     @classmethod
     def read(cls, compiled: Any, text: str) -> tuple[tuple[str, str], ...] | None:
         """``(criterion id, kind)`` of the watched values ``text`` states, in order (None: none)."""
-        watch, _, any_value = compiled
+        watch, _, any_value, _ = compiled
         lowered = lower(text)
         if any_value is not None and any_value.search(lowered) is None:
             return None  # states no watched value
@@ -1491,14 +1493,14 @@ class RulePlan:
     ``groups`` holds, per registered rule named by some criterion, the rule class, its
     criteria and its compiled data; the rest names rules by their index there, and sets of
     rules as bit masks (bit ``i``: ``groups[i]``). A user text goes to the rules implementing
-    ``user_text``: ``read(text)`` is the text's analysis, memoized per text: every such rule's
+    ``user_text``: ``read[text]`` is the text's analysis, memoized per text (a :class:`Memo`): every such rule's
     reading (:meth:`Rule.read`; a tuple indexed like ``groups``, None for the others) and the
     mask of the rules with a reading (their cues are present); the text goes to those and
     to the rules awake (an episode starts with ``awake``: the rules that :attr:`Rule.listens`
     to every text, or until settled; ``unsettled`` lists the latter), and to the rules a
-    request or a call woke: ``request(text)`` reads an agent text, memoized per text: the
+    request or a call woke: ``request[text]`` reads an agent text, memoized per text: the
     watched kinds it asks for (see :class:`Feed`) and the mask of the rules that await the
-    answer to it (:meth:`Rule.awaits`); ``calling(tool)`` is the mask of the rules a user
+    answer to it (:meth:`Rule.awaits`); ``calling[tool]`` is the mask of the rules a user
     call of ``tool`` concerns (:meth:`Rule.watches`), ``callers`` that of every rule listening
     after user calls. ``on_request`` maps an item
     kind to the rules implementing :meth:`Rule.first_request` that watch it.
@@ -1510,11 +1512,11 @@ class RulePlan:
 
     criteria: tuple[Criterion, ...]
     groups: tuple[tuple[type[Rule], list[Criterion], Any], ...]
-    read: Callable[[str], tuple[tuple[Any, ...], int]]
-    request: Callable[[str], tuple[frozenset[str], int]]
+    read: "Memo[tuple[tuple[Any, ...], int]]"
+    request: "Memo[tuple[frozenset[str], int]]"
     awake: int
     unsettled: tuple[int, ...]
-    calling: Callable[[str], int]
+    calling: "Memo[int]"
     callers: int
     on_request: dict[str, tuple[int, ...]]
     agent_call_names: frozenset[str] | None
@@ -1537,6 +1539,25 @@ def _verdict_template(criterion: Criterion, ruled: bool) -> dict[str, Any]:
 
 #: Distinct user (and agent) texts whose analysis a plan keeps (a task's texts recur across its episodes).
 ANALYSES = 256
+_V = TypeVar("_V")
+
+
+class Memo(dict[str, _V]):
+    """A memo of ``function`` over strings: ``memo[key]`` is ``function(key)``, computed on
+    first use and kept; when it holds ``size`` entries it is emptied before the next one is
+    added (bounded, and a hit is one dict lookup that writes nothing, unlike an LRU's)."""
+
+    __slots__ = ("function", "size")
+
+    def __init__(self, function: Callable[[str], _V], size: int = ANALYSES):
+        super().__init__()
+        self.function, self.size = function, size
+
+    def __missing__(self, key: str) -> _V:
+        if len(self) >= self.size:
+            self.clear()
+        value = self[key] = self.function(key)
+        return value
 
 
 def _analysis(readers: tuple[tuple[int, Callable[[Any, str], Any], Any], ...], size: int,
@@ -1593,12 +1614,12 @@ def compile_rules(criteria: Iterable[Criterion]) -> RulePlan:
     return RulePlan(
         criteria,
         groups,
-        read=lru_cache(maxsize=ANALYSES)(partial(_analysis, tuple((i, groups[i][0].read, groups[i][2]) for i in reading
-                                                                  if groups[i][0].read is not Rule.read), len(groups))),
-        request=lru_cache(maxsize=ANALYSES)(partial(_request, kinds, listeners("asked"))),
+        read=Memo(partial(_analysis, tuple((i, groups[i][0].read, groups[i][2]) for i in reading
+                                           if groups[i][0].read is not Rule.read), len(groups))),
+        request=Memo(partial(_request, kinds, listeners("asked"))),
         awake=sum(1 << i for i in reading if groups[i][0].listens in ("always", "unsettled")),
         unsettled=tuple(i for i in reading if groups[i][0].listens == "unsettled"),
-        calling=lru_cache(maxsize=None)(partial(_calling, listeners("called"))),
+        calling=Memo(partial(_calling, listeners("called"))),
         callers=sum(bit for bit, _, _ in listeners("called")),
         on_request={kind: tuple(i for i in listening if kind in groups[i][0].kinds(groups[i][2]))
                     for kind in sorted({k for i in listening for k in groups[i][0].kinds(groups[i][2])})},
@@ -1647,7 +1668,7 @@ class RuleTracker:
     def agent_text(self, turn: int, text: str) -> None:
         """Record an agent text message (rules hear of the first request of a kind at once)."""
         plan = self._plan
-        asked, woken = plan.request(text)
+        asked, woken = plan.request[text]
         for kind in self.feed.add_agent_text(turn, text, asked):
             for hook in self._on_request.get(kind, ()):
                 hook(kind, turn)
@@ -1663,7 +1684,7 @@ class RuleTracker:
         violations = self.violations
         seen = len(violations)
         rules = self.rules
-        readings, cued = self._plan.read(text)
+        readings, cued = self._plan.read[text]
         hearing = cued | self._awake | self._woken
         self._woken = 0
         while hearing:  # lowest bit first: in groups order, so violations keep their order
@@ -1692,7 +1713,7 @@ class RuleTracker:
             feed.user_calls.append((feed.clock, call, result))
             feed.called_at[call.name] = feed.clock
             feed.calls.append(call)
-            self._woken |= self._plan.calling(call.name)
+            self._woken |= self._plan.calling[call.name]
             if len(result.content) >= QUOTE_MIN:
                 self._results.append(result.content)
         elif self.agent_call_names is None or call.name in self.agent_call_names:
