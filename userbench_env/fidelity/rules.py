@@ -111,22 +111,20 @@ class Feed:
     ``asked_among(text, kinds)``: the item kinds some rule watches agent requests for
     (``kinds``, the plan's) that the text asks for, read once per text by the plan (a rule
     takes ``asked & its kinds``). ``user_calls``: ``(clock, call, result)`` of every user tool
-    call. ``calls``: every call a rule reads, in order (every user call, and the agent
-    calls named in the tracker's ``agent_call_names``). ``called_at``: per user tool, the
+    call. ``called_at``: per user tool, the
     clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
     turn of its first request. The clock counts agent texts and user calls, so requests
     and calls can be ordered. ``ambiguous``: some rule marked a verdict it could not decide
     (:meth:`Rule.unsure`).
     """
 
-    __slots__ = ("agent", "ambiguous", "called_at", "calls", "clock", "first_asked", "user_calls")
+    __slots__ = ("agent", "ambiguous", "called_at", "clock", "first_asked", "user_calls")
 
     def __init__(self) -> None:
         self.clock = 0
         self.ambiguous = False
         self.agent: list[tuple[int, int, str, frozenset[str]]] = []
         self.user_calls: list[tuple[int, ToolCall, ToolResult]] = []
-        self.calls: list[ToolCall] = []
         self.called_at: dict[str, int] = {}
         self.first_asked: dict[str, int] = {}
 
@@ -169,8 +167,9 @@ class Rule:
     #: never changes anything). A rule may be handed more texts than it listens to (it must
     #: ignore them).
     listens: ClassVar[Literal["always", "unsettled", "asked", "called", "cued"]] = "always"
-    #: The rule reads the feed's ``calls`` (the tracker records agent calls only when a
-    #: rule does, and then only those named by :meth:`call_names`).
+    #: The rule hears of the executed calls (agent's or user's) named by :meth:`call_names`,
+    #: as they are recorded (:meth:`call_made`; the tracker records agent calls only when a
+    #: rule does).
     reads_calls: ClassVar[bool] = False
 
     @classmethod
@@ -237,6 +236,9 @@ class Rule:
     def user_text(self, turn: int, text: str, reading: Any) -> None:
         """The user said ``text`` (after everything in the feed), which the rule reads as
         ``reading`` (:meth:`read`): update the outcomes."""
+
+    def call_made(self, call: ToolCall) -> None:
+        """A call the rule reads (see :attr:`reads_calls`) was executed (in order)."""
 
     def first_request(self, kind: str, turn: int) -> None:
         """The agent first asked for ``kind`` (one of :meth:`kinds`) at ``turn`` (called as
@@ -1174,20 +1176,17 @@ class PrematureStop(_OnToken):
         self._match = arguments_match
         sizes, self._by_name = self.compiled
         self._done: dict[str, list[bool]] = {cid: [False] * size for cid, size in sizes.items()}
-        self._read = 0  # calls read
 
-    def _read_calls(self) -> None:
-        # per criterion, the first goal action not yet done that a call matches (by name,
+    def call_made(self, call: ToolCall) -> None:
+        # per criterion, the first goal action not yet done that the call matches (by name,
         # then as :func:`~userbench_env.evaluation.actions.action_matches` compares) is done
-        calls = self.feed.calls
-        for call in calls[self._read:]:
-            for cid, candidates in self._by_name.get(call.name, ()):
-                done = self._done[cid]
-                for i, wanted, compared in candidates:
-                    if not done[i] and self._match(call.arguments, wanted, compared):
-                        done[i] = True
-                        break
-        self._read = len(calls)
+        # (read as the call is made, while it is at hand)
+        for cid, candidates in self._by_name.get(call.name, ()):
+            done = self._done[cid]
+            for i, wanted, compared in candidates:
+                if not done[i] and self._match(call.arguments, wanted, compared):
+                    done[i] = True
+                    break
 
     def _waiting(self) -> bool:
         """True when the agent is still waiting on the user: it has not answered the user's
@@ -1196,7 +1195,6 @@ class PrematureStop(_OnToken):
         return len(agent) <= 1 or bool(asked_among(agent[-1][2], ASKABLE_KINDS))
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
-        self._read_calls()
         for cid, done in self._done.items():
             if all(done) and (done or not self._waiting()):
                 self.passed(cid, turn)
@@ -1659,6 +1657,7 @@ class RuleTracker:
                                   for cls, group, compiled in plan.groups]
         rules = self.rules
         self._on_request = {kind: [rules[i].first_request for i in indices] for kind, indices in plan.on_request.items()}
+        self._on_call = [rule.call_made for rule in rules if rule.reads_calls]
         self._awake = plan.awake
         self._woken = 0  # the rules listening to the next user text only (an agent request or a user call woke them)
         self._unsettled = [(1 << i, rules[i]) for i in plan.unsettled]  # (bit, rule) of the awake rules until settled
@@ -1712,12 +1711,12 @@ class RuleTracker:
             feed.clock += 1
             feed.user_calls.append((feed.clock, call, result))
             feed.called_at[call.name] = feed.clock
-            feed.calls.append(call)
             self._woken |= self._plan.calling[call.name]
             if len(result.content) >= QUOTE_MIN:
                 self._results.append(result.content)
-        elif self.agent_call_names is None or call.name in self.agent_call_names:
-            feed.calls.append(call)
+        if self._on_call and (self.agent_call_names is None or call.name in self.agent_call_names):
+            for hook in self._on_call:
+                hook(call)
 
     def events(self) -> list[dict[str, Any]]:
         """Every logged violation as ``{"id", "mode", "turn"}``, in the order seen per rule."""
