@@ -17,6 +17,8 @@ but what such cues bring (see :attr:`Rule.listens`) is then not called at all, s
 settled episode's user text costs one memo lookup and the few rules that still read the
 feed.
 
+A rule that reads calls hears of each one as it is made (:meth:`Rule.call_made`).
+
 Each rule keeps its criteria's outcomes (verdict and evidence turn; first failure wins
 and is final; a pass may be revised into a failure) in the episode's verdict table: one
 verdict dict per criterion, allocated with the tracker and filled in as the episode
@@ -164,8 +166,8 @@ class Rule:
     #: changes nothing); ``"asked"`` the first one after an agent text that :meth:`awaits`
     #: its answer (the latest agent text: one that does not makes it deaf again); ``"called"``
     #: the first one after a user tool call it :meth:`watches`; ``"cued"`` none (such a text
-    #: never changes anything). A rule may be handed more texts than it listens to (it must
-    #: ignore them).
+    #: never changes anything). Skipping is only an economy: a rule other than ``"cued"``
+    #: handed such a text anyway decides nothing from it (its own checks of the feed ensure it).
     listens: ClassVar[Literal["always", "unsettled", "asked", "called", "cued"]] = "always"
     #: The rule hears of the executed calls (agent's or user's) named by :meth:`call_names`,
     #: as they are recorded (:meth:`call_made`; the tracker records agent calls only when a
