@@ -1044,7 +1044,7 @@ class UnexecutedAction(_Requests, _Observed):
     def user_text(self, turn: int, text: str, reading: tuple[set[str], bool]) -> None:
         claimed, claims = reading
         called = self.feed.called_since_agent()
-        if not claimed and called and all(self.verdict(cid) == "pass" for cid in self.ids):
+        if not claimed and called and self._settled and not self.events:  # (every criterion passed)
             return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
         generic = bool(self.requested) and claims  # a claim naming no action needs a request
@@ -1122,6 +1122,11 @@ class DeviceState(_Observed):
 
 #: Every item kind an agent request can name (:data:`~userbench_env.fidelity.text.ASK_GATES`).
 ASKABLE_KINDS = frozenset(ASK_GATES)
+def _asks_item(text: str) -> bool:
+    """True when the agent's ``text`` asks for an item of any kind."""
+    return bool(asked_among(text, ASKABLE_KINDS))
+
+
 #: A goal action as :class:`PrematureStop` compiles it: (position in the goal, arguments, compared keys).
 _Goal = tuple[int, dict[str, Any], list[str] | None]
 
@@ -1153,9 +1158,10 @@ class PrematureStop(_OnToken):
     reads_calls = True
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[_Goal]]]]]:
+    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[_Goal]]]], "Memo[bool]"]:
         """(goal length per criterion id, per tool name the criteria whose goal names it with
-        the (position, arguments, compared keys) of its actions of that name, in goal order)."""
+        the (position, arguments, compared keys) of its actions of that name, in goal order,
+        whether an agent text asks for an item: memoized per text)."""
         from userbench_env.core.task import Action
 
         sizes: dict[str, int] = {}
@@ -1165,7 +1171,7 @@ class PrematureStop(_OnToken):
             for i, raw in enumerate(c.params["goal"]):
                 action = Action.model_validate(raw)
                 by_name.setdefault(action.name, {}).setdefault(c.id, []).append((i, action.arguments, action.compare_args))
-        return sizes, {name: list(per_id.items()) for name, per_id in by_name.items()}
+        return sizes, {name: list(per_id.items()) for name, per_id in by_name.items()}, Memo(_asks_item)
 
     @classmethod
     def call_names(cls, compiled: Any) -> frozenset[str]:
@@ -1176,7 +1182,7 @@ class PrematureStop(_OnToken):
         from userbench_env.evaluation.actions import arguments_match
 
         self._match = arguments_match
-        sizes, self._by_name = self.compiled
+        sizes, self._by_name, self._asks_item = self.compiled
         self._done: dict[str, list[bool]] = {cid: [False] * size for cid, size in sizes.items()}
 
     def call_made(self, call: ToolCall) -> None:
@@ -1194,7 +1200,7 @@ class PrematureStop(_OnToken):
         """True when the agent is still waiting on the user: it has not answered the user's
         opening yet (no agent text but the greeting), or its latest text asks for an item."""
         agent = self.feed.agent
-        return len(agent) <= 1 or bool(asked_among(agent[-1][2], ASKABLE_KINDS))
+        return len(agent) <= 1 or self._asks_item[agent[-1][2]]
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         for cid, done in self._done.items():
