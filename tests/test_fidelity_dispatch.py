@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from userbench_env.fidelity.corpus import _env, load_corpus, replay_case
-from userbench_env.fidelity.rules import InventedInformation, Memo, RuleTracker, statement
+from userbench_env.fidelity.rules import DumpsBlueprint, InventedInformation, Memo, RuleTracker, statement
 
 CORPUS = Path(__file__).resolve().parent / "fidelity_corpus"
 
@@ -84,3 +84,22 @@ def test_texts_skipped_as_grounded_are_never_invented(cases: list[Any], monkeypa
     _keep_awake(monkeypatch, lambda cls: cls is InventedInformation)  # hear every text, skipped ones included
     assert all(replay_case(case).error is None for case in cases)
     assert invented == [] and len(checked) > 50
+
+
+def test_texts_skipped_as_quiet_recite_nothing(cases: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user text the recital check skips (its reading is None) passes every recital
+    criterion whatever the agent's latest text asked about."""
+    checked, recited = [], []
+    user_text = DumpsBlueprint.user_text
+
+    def checking(self: DumpsBlueprint, turn: int, text: str, reading: Any) -> None:
+        if reading is None:
+            agent = self.feed.agent
+            prompt = self.compiled.prompted(agent[-1][2]) if agent else frozenset()
+            (recited if self.compiled.read(text, prompt) is not None else checked).append(text)
+        user_text(self, turn, text, reading)
+
+    monkeypatch.setattr(DumpsBlueprint, "user_text", checking)
+    _keep_awake(monkeypatch, lambda cls: cls is DumpsBlueprint)
+    assert all(replay_case(case).error is None for case in cases)
+    assert recited == [] and len(checked) > 200
