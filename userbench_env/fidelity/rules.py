@@ -1319,9 +1319,9 @@ class Withholding(_Watches):
             return  # no agent text since the last answer: nothing was asked
         self._read = len(agent)
         asked = agent[-1][3]  # read the answer only when a watched kind was asked
-        if not asked or not (asked := asked & self._kinds):
+        if asked.isdisjoint(self._kinds):
             return
-        for cid, outcome in self._outcomes_of(text, asked):
+        for cid, outcome in self._outcomes_of(text, asked):  # (the feed's set itself: one object per agent text)
             if outcome is _PASS:
                 self.passed(cid, turn)
             else:
