@@ -1345,7 +1345,7 @@ class SkippedAction(_Requests):
     action is requested."""
 
     name = "skipped_action"
-    listens = "asked"  # a text after an agent text asking for no user tool only reads the feed, which :meth:`resolve` reads lazily
+    listens = "asked"  # other texts only read the feed, which :meth:`resolve` reads lazily
 
     @classmethod
     def awaits(cls, compiled: tuple[list[str], ToolMentions], text: str, asked: frozenset[str]) -> bool:
@@ -1420,19 +1420,18 @@ class UnrequestedAction(_Requests):
 
     name = "unrequested_action"
     listens = "called"
+    tools_param = "mutating"
 
     @classmethod
     def watches(cls, compiled: tuple[list[str], ToolMentions], tool: str) -> bool:
         """True for a state-changing user tool (a read-only one is never unrequested)."""
         return tool in compiled[0]
-    tools_param = "mutating"
 
     def start(self) -> None:
         super().start()
         self._mutating = frozenset(self.tools)
         self._calls_read = 0
         self._answered: set[tuple[int, str]] = set()  # (agent text clock, call) pairs: a request licenses one such call
-
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
         calls = self.feed.user_calls
