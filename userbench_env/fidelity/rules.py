@@ -1158,7 +1158,8 @@ class PrematureStop(_OnToken):
     reads_calls = True
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[_Goal]]]], "Memo[bool]"]:
+    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[_Goal]]]],
+                                                         "Memo[bool]"]:
         """(goal length per criterion id, per tool name the criteria whose goal names it with
         the (position, arguments, compared keys) of its actions of that name, in goal order,
         whether an agent text asks for an item: memoized per text)."""
