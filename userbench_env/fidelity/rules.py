@@ -1080,36 +1080,48 @@ class DeviceState(_Observed):
         return scenario_device_states(" ".join(str(c.params.get("scenario", "")) for c in criteria))
 
     @classmethod
-    def read(cls, compiled: Any, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]] | None:
-        """(the current states ``text`` states, the earlier ones); None when it states none."""
+    def read(cls, compiled: Any, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
+                                                     tuple[frozenset[str], bool] | None] | None:
+        """(the current states ``text`` states, the earlier ones, and what it claims done when
+        it states a current one and does not say something is not done yet: (the state tools
+        it names, whether it claims an action generically)); None when it states no state."""
         stated, earlier = device_states(text), past_device_states(text)
-        return (stated, earlier) if stated or earlier else None
+        if not (stated or earlier):
+            return None
+        claims = (frozenset(claimed_actions(text, STATE_TOOLS)), claims_generically(text)) \
+            if stated and not says_not_done(text) else None
+        return stated, earlier, claims
 
     def start(self) -> None:
         super().start()
         self._scenario = self.compiled
+        self._named: dict[str, int] = {}  # per state tool, the clock of the latest agent text naming it
+        self._named_read = 0  # agent texts read for it
 
-    def _claimed_outcome(self, text: str) -> frozenset[str]:
-        """The user tools ``text`` claims run (by name, or generically when the agent's
-        latest text asked for them) that no user call ran since the agent last named them
-        (none when the text says something is not done yet)."""
-        if says_not_done(text):
-            return frozenset()
+    def _claimed_outcome(self, claims: tuple[frozenset[str], bool]) -> frozenset[str]:
+        """The user tools a text claims run (``claims``: those it names, and whether it claims
+        an action generically: then those the agent's latest text asked for) that no user
+        call ran since the agent last named them."""
+        claimed, generic = claims
         agent = self.feed.agent
-        latest = agent[-1] if agent else None
-        claimed = claimed_actions(text, STATE_TOOLS)
-        if latest is not None and asks(latest[2]) and claims_generically(text):
-            claimed |= _STATE_TOOL_MENTIONS.find(latest[2])
+        if agent and generic and asks(agent[-1][2]):
+            claimed = claimed | _STATE_TOOL_MENTIONS.find(agent[-1][2])
         called_at = self.feed.called_at
         return frozenset(t for t in claimed if called_at.get(t, -1) <= self._named_at(t))
 
     def _named_at(self, tool: str) -> int:
         """The clock of the latest agent text naming ``tool`` (0: none did)."""
-        return next((clock for clock, _, text, _ in reversed(self.feed.agent) if tool in _STATE_TOOL_MENTIONS.find(text)), 0)
+        agent = self.feed.agent
+        for clock, _, text, _ in agent[self._named_read:]:
+            for name in _STATE_TOOL_MENTIONS.find(text):
+                self._named[name] = clock
+        self._named_read = len(agent)
+        return self._named.get(tool, 0)
 
-    def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]) -> None:
-        stated, earlier = reading
-        if stated and (outcome := self._claimed_outcome(text)):
+    def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
+                                                              tuple[frozenset[str], bool] | None]) -> None:
+        stated, earlier, claims = reading
+        if claims is not None and (outcome := self._claimed_outcome(claims)):
             # the state a claimed, unexecuted action would leave is the claim's (claims_unexecuted_action)
             stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)
         if stated or earlier:
@@ -1122,6 +1134,8 @@ class DeviceState(_Observed):
 
 #: Every item kind an agent request can name (:data:`~userbench_env.fidelity.text.ASK_GATES`).
 ASKABLE_KINDS = frozenset(ASK_GATES)
+
+
 def _asks_item(text: str) -> bool:
     """True when the agent's ``text`` asks for an item of any kind."""
     return bool(asked_among(text, ASKABLE_KINDS))
