@@ -94,10 +94,15 @@ def test_a_description_ends_at_the_paragraph_holding_a_list():
     "Certainly, I can lock the card for you right away.",
 ])
 def test_service_desk_replies_are_role_reversal_not_withholding(reply):
-    tracker = _tracker("banking", "banking_freeze_card_1")
-    modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
-                             ("agent", "Sure. Could you tell me your full name?"), ("user", reply)])
+    modes = _answer_modes("Sure. Could you tell me your full name?", reply)
     assert ("breaks_character", 3) in modes and ("withholds_requested_info", 3) not in modes
+
+
+def _answer_modes(request: str, reply: str) -> set[tuple[str, int]]:
+    """The modes logged when, on the card-freeze task, the user answers the agent's ``request`` with ``reply``."""
+    tracker = _tracker("banking", "banking_freeze_card_1")
+    return _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
+                            ("agent", request), ("user", reply)])
 
 
 @pytest.mark.parametrize("reply", [
@@ -108,10 +113,7 @@ def test_service_desk_replies_are_role_reversal_not_withholding(reply):
     "I left that paperwork at the office",
 ])
 def test_not_being_able_to_produce_the_asked_item_withholds_it(reply):
-    tracker = _tracker("banking", "banking_freeze_card_1")
-    modes = _modes(tracker, [GREETING, ("user", "I misplaced my debit card and want it locked."),
-                             ("agent", "Thanks. What's the email address on your account?"), ("user", reply)])
-    assert ("withholds_requested_info", 3) in modes
+    assert ("withholds_requested_info", 3) in _answer_modes("Thanks. What's the email address on your account?", reply)
 
 
 @pytest.mark.parametrize("reply", ["ok, I let the messaging app have storage access", "gave it the permission.",

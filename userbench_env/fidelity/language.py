@@ -25,6 +25,8 @@ from __future__ import annotations
 import calendar
 import re
 from functools import lru_cache
+from itertools import islice
+from typing import Iterator
 
 _CACHE = 256
 
@@ -237,7 +239,23 @@ _OWNED_ITEM = rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|
 _WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
-_AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
+#: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
+Gated = tuple[tuple[tuple[str, ...], re.Pattern[str]], ...]
+
+
+def _gated(*table: tuple[tuple[str, ...], str]) -> Gated:
+    """``(gates, pattern)`` pairs with their patterns compiled."""
+    return tuple((gates, re.compile(pattern)) for gates, pattern in table)
+
+
+def _gated_matches(table: Gated, low: str) -> Iterator[re.Match[str]]:
+    """The matches in ``low`` of the patterns of ``table`` whose gate words it holds, lazily, in table order."""
+    for gates, pattern in table:
+        if any(gate in low for gate in gates):
+            yield from pattern.finditer(low)
+
+
+_AS_AGENT: Gated = _gated(
     # being an AI / a program / a simulated user, or talking about the simulation
     (("ai", "a.i.", "intelligence", "bot", "model", "llm", "assistant", "simulat", "program", "machine"),
      r"\b(?:as an?|i'?m an?|i am an?|i'?m just an?|i am just an?|being an?|i'?m only an?|i am only an?)\s+"
@@ -299,15 +317,14 @@ _AS_AGENT: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, r
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
      r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
      r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"),
-))
+)
 
 
 @lru_cache(maxsize=_CACHE)
 def speaks_as_agent(text: str) -> bool:
     """True when ``text`` speaks as the agent or about being an AI/simulated user (see
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk."""
-    low = _plain(text)
-    return any(pattern.search(low) is not None for gates, pattern in _AS_AGENT if any(g in low for g in gates))
+    return next(_gated_matches(_AS_AGENT, _plain(text)), None) is not None
 
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text
@@ -317,7 +334,7 @@ def speaks_as_agent(text: str) -> bool:
 #: "otherwise I'd ...", "I'll only accept ...", "I'm ok with X but not Y"), and describing
 #: itself as a persona ("I'm a 64-year-old ...", "I get flustered", "I'm not good with tech"):
 #: (gate words one of which every match contains, pattern).
-_RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gates, re.compile(pattern)) for gates, pattern in (
+_RECITAL_CUES: Gated = _gated(
     # announcing what follows, or the brief itself
     (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front", "picture",
       "background", "things",
@@ -366,7 +383,7 @@ _RECITAL_CUES: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = tuple((gate
      r"|\bi'?m (?:busy|swamped|(?:a bit |very |quite )?impatient)\b"
      r"|\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
      r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
-))
+)
 
 
 @lru_cache(maxsize=_CACHE)
@@ -374,15 +391,7 @@ def recital_cues(text: str) -> int:
     """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
     touches its words (announcing a plan and stating its fallback are two)."""
-    low = _plain(text)
-    found = 0
-    for gates, pattern in _RECITAL_CUES:
-        if any(gate in low for gate in gates):
-            for _ in pattern.finditer(low):
-                found += 1
-                if found == 2:
-                    return found
-    return found
+    return sum(1 for _ in islice(_gated_matches(_RECITAL_CUES, _plain(text)), 2))
 
 
 #: Introducing oneself by name ("I'm Breanna Lawson", "this is Raj Patel").

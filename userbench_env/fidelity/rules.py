@@ -330,10 +330,6 @@ class _Watches(Rule):
     def kinds(cls, compiled: Any) -> frozenset[str]:
         return compiled[1]
 
-    def start(self) -> None:
-        super().start()
-        self._watch, self._kinds = self.compiled
-
 
 @register_rule
 class PrematureDisclosure(_Watches):
