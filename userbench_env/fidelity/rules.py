@@ -543,7 +543,7 @@ class RecitalReader:
         talking about its brief (:func:`~userbench_env.fidelity.language.recital_cues`): a
         prompt only spares sentences or asks for one more, and the marks it leaves in force
         are counted the same, or need such talk (see :meth:`_outcome`)."""
-        return self.read(text) is None and (self._too_short(text) or not recital_cues(text))
+        return self._too_short(text) or (self.read(text) is None and not recital_cues(text))
 
     def _too_short(self, text: str) -> bool:
         """True when ``text`` is too short to recite two sentences either way."""

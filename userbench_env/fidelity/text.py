@@ -670,15 +670,16 @@ _SUBJECTLESS_GRANT = re.compile(
 )
 
 
+_GRANTED = frozenset({"grant_app_permission"})
+
+
 @lru_cache(maxsize=_CACHE)
 def _claims(text: str) -> frozenset[str]:
+    low = lowered(text)
+    granted = _GRANTED if ("access" in low or "permission" in low) and _SUBJECTLESS_GRANT.search(text) else frozenset()
     if _CLAIM_GATE.search(folded(text)) is None or _CLAIM_START.search(text) is None:
-        low = lowered(text)
-        if ("access" in low or "permission" in low) and _SUBJECTLESS_GRANT.search(text) is not None:
-            return frozenset({"grant_app_permission"})
-        return frozenset()
-    claimed = frozenset(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
-    return claimed | {"grant_app_permission"} if _SUBJECTLESS_GRANT.search(text) else claimed
+        return granted
+    return granted.union(t for pattern, performers in _CLAIMS if pattern.search(text) for t in performers)
 
 
 def claimed_actions(text: str, tools: Iterable[str]) -> set[str]:
