@@ -106,7 +106,7 @@ def episode_step_time(env: ConversationEnv, task_id: str, clock: Any = time.thre
     agent.reset(env.task)
     total = 0.0
     steps = 0
-    while "episode" not in info:
+    while "episode_record" not in info:
         action = agent.act(observation, info)
         start = clock()
         observation, _, _, _, info = env.step(action)
@@ -182,7 +182,7 @@ def tracker_time(env: ConversationEnv, task_ids: list[str]) -> float:
     for task_id in task_ids:
         observation, info = env.reset(options={"task_id": task_id})
         agent.reset(env.task)
-        while "episode" not in info:
+        while "episode_record" not in info:
             observation, _, _, _, info = env.step(agent.act(observation, info))
         transcripts.append((task_criteria(env.task), list(env.messages)))
     count = sum(len(m) for _, m in transcripts)

@@ -68,7 +68,7 @@ def replay(case: Any) -> tuple[Any, list[dict[str, Any]], list[int]] | None:
     agent = ScriptedAgent()
     observation, info = env.reset(options={"task_id": case.task_id})
     agent.reset(env.unwrapped.task)
-    while "episode" not in info:
+    while "episode_record" not in info:
         observation, _, _, _, info = env.step(agent.act(observation, info))
     return env.unwrapped, result.events, result.replayed_at
 

@@ -25,7 +25,7 @@ def scripted_misses(env: ConversationEnv) -> list[tuple[str, str, dict[str, Any]
     agent = ScriptedAgent()
     misses = []
     for task in env.tasks:
-        episode = run_episode(env, task.id, agent)["episode"]
+        episode = run_episode(env, task.id, agent)["episode_record"]
         if episode["reward_excluding_nl"] != 1.0:
             misses.append((task.id, episode["termination"], episode["reward_components"], episode["error"]))
     return misses

@@ -61,7 +61,7 @@ def test_dead_app_is_restarted_in_the_container(env):
         obs, _, terminated, _, info = env.step(player.act(obs["text"]))
         if terminated:
             break
-    assert info["episode"]["status"] == "pass"
+    assert info["episode_record"]["status"] == "pass"
 
 
 def test_two_containers_side_by_side():

@@ -31,7 +31,7 @@ def finish(env, player, obs, limit=12):
     for _ in range(limit):
         obs, reward, terminated, truncated, info = env.step(player.act(obs["text"]))
         if terminated or truncated:
-            return reward, info["episode"]
+            return reward, info["episode_record"]
     raise AssertionError("episode did not end")
 
 
@@ -63,7 +63,7 @@ def test_two_envs_side_by_side_use_their_own_displays():
             for n, e in enumerate((first, second)):
                 if results[n] is None:
                     obs[n], _, terminated, _, info = e.step(players[n].act(obs[n]["text"]))
-                    results[n] = info["episode"] if terminated else None
+                    results[n] = info["episode_record"] if terminated else None
         assert [r["status"] for r in results] == ["pass", "pass"]
         assert "Adult-learning" in results[0]["artifact"]["app"] and results[1]["artifact"]["app"] == "Planning Desk"
     finally:
@@ -118,8 +118,8 @@ def test_basket_limits_typing_and_hidden_labels(env):
     obs, *_ = env.step(json.dumps({"type": "key", "keys": "BackSpace"}))
     assert 'containing "no rush"' in obs["text"]
     obs, _reward, terminated, _, info = env.step(click(obs["text"], label=task.app.submit_label))
-    assert terminated and info["episode"]["artifact"]["note"] == "no rush"
-    assert len(info["episode"]["artifact"][task.app.list_key]) == task.app.max_picks
+    assert terminated and info["episode_record"]["artifact"]["note"] == "no rush"
+    assert len(info["episode_record"]["artifact"][task.app.list_key]) == task.app.max_picks
 
 
 def test_clicking_the_same_add_button_twice_removes_the_row(env):
@@ -136,7 +136,7 @@ def test_done_without_submitting_is_an_error(env):
     env.reset(options={"task_id": SINGLE})
     _obs, reward, terminated, _truncated, info = env.step('{"type": "done"}')
     assert terminated and reward == 0.0
-    assert info["episode"]["status"] == "error" and "no artifact" in info["episode"]["error"]
+    assert info["episode_record"]["status"] == "error" and "no artifact" in info["episode_record"]["error"]
 
 
 def test_reset_clears_the_previous_episodes_file(env):
@@ -144,7 +144,7 @@ def test_reset_clears_the_previous_episodes_file(env):
     finish(env, ScriptedAppPlayer(env.unwrapped.tasks[SINGLE], hold=True), obs)
     env.reset(options={"task_id": SINGLE})
     _, _, _, _, info = env.step('{"type": "done"}')
-    assert info["episode"]["status"] == "error"
+    assert info["episode_record"]["status"] == "error"
 
 
 def test_apb_quickbite_task_runs_on_our_app(apb_sample):

@@ -173,7 +173,7 @@ def env():
 def test_hostile_input_is_an_invalid_action(env, action) -> None:
     obs, reward, terminated, truncated, info = env.step(json.dumps(action))
     assert "Invalid action" in obs["text"] and not terminated and not truncated
-    assert info.get("error") is None and "episode" not in info
+    assert info.get("error") is None and "episode_record" not in info
 
 
 def test_input_xdotool_refuses_is_invalid_not_an_error(env) -> None:

@@ -31,7 +31,7 @@ def play(env, task_id: str, hold: bool) -> dict:
     for _ in range(12):
         obs, reward, terminated, truncated, info = env.step(player.act(obs["text"]))
         if terminated or truncated:
-            return {"reward": reward, **info["episode"]}
+            return {"reward": reward, **info["episode_record"]}
     raise AssertionError("the episode did not end")
 
 

@@ -141,7 +141,7 @@ def test_full_airline_episode_matches_the_litellm_path(airline_tasks) -> None:
         assert server.stats.requests == proxy.usage.calls == 3
     (observations, info), (reference, reference_info) = results["direct"], results["litellm"]
     assert observations == reference
-    episode, expected = info["episode"], reference_info["episode"]
+    episode, expected = info["episode_record"], reference_info["episode_record"]
     assert episode["error"] is None and episode["termination"] == "user_stop" and episode["reward"] == 1.0
     for key in ("reward_components", "user_proxy", "user_prompt_tokens", "user_completion_tokens", "user_cost_usd"):
         assert episode[key] == expected[key], key
@@ -185,7 +185,7 @@ def test_llm_agent_direct_plays_an_episode_like_the_scripted_agent(tau2_data) ->
             observation, reward, terminated, truncated, info = env.step(policy.act(observation, info))
             observations.append(observation)
             done = terminated or truncated
-        assert info["episode"]["reward"] == 1.0
+        assert info["episode_record"]["reward"] == 1.0
         return observations
 
     reference = play(ScriptedAgent())

@@ -106,7 +106,7 @@ def test_too_many_errors_terminates_with_reward_zero():
     for _ in range(10):
         observation, reward, terminated, truncated, info = env.step('{"name": "no_such_tool", "arguments": {}}')
     assert terminated and not truncated and reward == 0.0
-    assert info["episode"]["termination"] == "too_many_errors" and info["tool_errors"] == 10
+    assert info["episode_record"]["termination"] == "too_many_errors" and info["tool_errors"] == 10
     assert env.step("hello")[2] is True
 
 
@@ -116,14 +116,14 @@ def test_turn_budget_truncates():
     env.step("Let me look into it.")
     _, reward, terminated, truncated, info = env.step("Still looking.")
     assert truncated and not terminated and reward == 0.0
-    assert info["episode"]["termination"] == "max_turns"
+    assert info["episode_record"]["termination"] == "max_turns"
 
 
 def test_agent_stop_token_ends_the_episode():
     env = _env()
     env.reset(options={"task_id": "0"})
     _, reward, terminated, _, info = env.step("Goodbye. ###STOP###")
-    assert terminated and info["episode"]["termination"] == "agent_stop"
+    assert terminated and info["episode_record"]["termination"] == "agent_stop"
     assert reward == 1.0  # task 0: nothing may change, nothing to communicate
 
 
@@ -139,7 +139,7 @@ def test_proxy_error_is_recorded_in_the_episode_under_record():
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("How can I help?")
     assert terminated and reward == 0.0 and observation == ""
-    assert info["episode"]["error"] == "ProxyError: provider down" and info["episode"]["termination"] == "error"
+    assert info["episode_record"]["error"] == "ProxyError: provider down" and info["episode_record"]["termination"] == "error"
 
 
 def test_proxy_error_is_raised_by_default_and_the_episode_is_over():
@@ -148,7 +148,7 @@ def test_proxy_error_is_raised_by_default_and_the_episode_is_over():
     with pytest.raises(ProxyError, match="provider down"):
         env.step("How can I help?")
     observation, reward, terminated, truncated, info = env.step("Still there?")  # the ended episode stays ended
-    assert terminated and observation == "" and info["episode"]["termination"] == "error"
+    assert terminated and observation == "" and info["episode_record"]["termination"] == "error"
 
 
 def test_bad_on_proxy_error_is_refused():
@@ -172,7 +172,7 @@ def test_user_tool_calls_are_counted_capped_and_hidden_from_the_agent():
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Can you check?")
     assert info["user_tool_calls"] == 10 and info["tool_errors"] == 10
-    assert terminated and info["episode"]["termination"] == "too_many_errors"
+    assert terminated and info["episode_record"]["termination"] == "too_many_errors"
     assert observation == ""
 
 
@@ -186,7 +186,7 @@ def test_info_is_flat_and_picklable():
         observation, reward, terminated, truncated, info = env.step(agent.act(observation, info))
         done = terminated or truncated
         pickle.loads(pickle.dumps(info))
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert reward == 1.0 and episode["reward"] == 1.0
     assert set(episode) >= {"task_id", "termination", "reward_components", "ufs_pass", "criteria", "failures_per_family",
                             "probe", "user_proxy", "user_prompt_tokens", "user_completion_tokens", "user_cost_usd", "error"}
@@ -226,7 +226,7 @@ def test_async_api_drives_async_proxies():
         return reward, info
 
     reward, info = asyncio.run(main())
-    assert reward == 1.0 and info["episode"]["termination"] == "user_stop"
+    assert reward == 1.0 and info["episode_record"]["termination"] == "user_stop"
 
 
 def _make():
@@ -254,7 +254,7 @@ def test_async_vector_env_runs_eight_episodes():
         for i in range(2):
             if terminated[i] or truncated[i]:
                 # gymnasium stacks nested info dicts key by key
-                finished.append({k: infos["episode"][k][i] for k in ("task_id", "termination", "error")})
+                finished.append({k: infos["episode_record"][k][i] for k in ("task_id", "termination", "error")})
     envs.close()
     assert all(e["termination"] == "user_stop" and e["error"] is None for e in finished)
     assert len({e["task_id"] for e in finished}) > 1

@@ -89,7 +89,7 @@ def test_env_reports_violations_incrementally_and_at_the_end():
     assert info["ufs_violations"] == ["premature_disclosure/user_id"] and info["ufs_failed_so_far"]
     _, _, terminated, _, info = env.step("Is there anything else I can help you with?")
     assert terminated
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["ufs_pass"] is False
     # task 0's gold solution changes nothing (no goal actions), so stopping here is not premature
     assert episode["failures_per_family"] == {"premature_disclosure": 1}
@@ -104,7 +104,7 @@ def test_the_scripted_user_never_discloses_prematurely():
         _, info = env.reset(options={"task_id": task.id})
         env.step("Could you please tell me your user id?")
         _, _, _, _, info = env.step("Is there anything else I can help you with?")
-        disclosure = [c for c in info["episode"]["criteria"] if c["family"] == "premature_disclosure"]
+        disclosure = [c for c in info["episode_record"]["criteria"] if c["family"] == "premature_disclosure"]
         assert [c["id"] for c in disclosure if c["verdict"] == "fail"] == [], task.id
         assert any(c["verdict"] == "pass" for c in disclosure), task.id
         # stopping at "anything else?" before the goal is a premature stop, and only that fails

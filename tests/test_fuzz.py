@@ -131,9 +131,9 @@ def check_step(env: gym.Env, action: Any) -> bool:
     assert isinstance(reward, float) and isinstance(terminated, bool) and isinstance(truncated, bool)
     if info["invalid_actions"] > invalid_before:
         assert db_hashes(env) == hashes, f"an invalid action changed the DB: {str(action)[:200]!r}"
-    if "episode" in info:
-        assert not info["episode"].get("error"), info["episode"]["error"]
-        json.dumps(info["episode"], ensure_ascii=False).encode("utf-8")  # a record the store can write
+    if "episode_record" in info:
+        assert not info["episode_record"].get("error"), info["episode_record"]["error"]
+        json.dumps(info["episode_record"], ensure_ascii=False).encode("utf-8")  # a record the store can write
     return terminated or truncated
 
 

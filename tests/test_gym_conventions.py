@@ -35,7 +35,7 @@ def test_a_time_limit_cut_carries_the_episode_record() -> None:
     steps, reward, terminated, truncated, info = _play_sync(
         gym.make("UserBench/Airline-v0", max_episode_steps=2), QUESTION)
     assert (steps, terminated, truncated) == (2, False, True)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["termination"] == "time_limit" and episode["error"] is None
     assert reward == episode["reward"] == 0.0  # an unfinished task scores 0, as at max_turns
     assert isinstance(episode["ufs_pass"], bool) and episode["criteria"]
@@ -44,7 +44,7 @@ def test_a_time_limit_cut_carries_the_episode_record() -> None:
 def test_the_env_own_budget_still_ends_first_when_smaller() -> None:
     steps, _, _, truncated, info = _play_sync(
         gym.make("UserBench/Airline-v0", max_turns=2, max_episode_steps=5), QUESTION)
-    assert (steps, truncated, info["episode"]["termination"]) == (2, True, "max_turns")
+    assert (steps, truncated, info["episode_record"]["termination"]) == (2, True, "max_turns")
 
 
 def test_areset_and_astep_through_the_wrappers_with_the_time_limit() -> None:
@@ -64,18 +64,18 @@ def test_areset_and_astep_through_the_wrappers_with_the_time_limit() -> None:
     obs, results = asyncio.run(play())
     assert obs == sync_obs  # the same episode as the sync path
     assert len(results) == 3 and results[-1][3] is True
-    assert results[-1][4]["episode"]["termination"] == "time_limit"
+    assert results[-1][4]["episode_record"]["termination"] == "time_limit"
     assert all("episode" not in r[4] for r in results[:-1])
 
 
 def test_user_side_and_surface_envs_end_with_a_record_too() -> None:
     steps, _, _, truncated, info = _play_sync(
         gym.make("UserBench/Airline-User-v0", max_episode_steps=2), "Hello, can you help me?")
-    assert (steps, truncated, info["episode"]["termination"]) == (2, True, "time_limit")
-    assert "task_reward" in info["episode"] and "ufs_pass" in info["episode"]
+    assert (steps, truncated, info["episode_record"]["termination"]) == (2, True, "time_limit")
+    assert "task_reward" in info["episode_record"] and "ufs_pass" in info["episode_record"]
     steps, _, _, truncated, info = _play_sync(gym.make("UserBench/Chat-v0", max_episode_steps=1), "Hello there.")
-    assert steps == 1 and truncated and info["episode"]["termination"] == "time_limit"
-    assert info["episode"]["status"] == "pending" and info["episode"]["artifact"]  # the chat judge is deferred
+    assert steps == 1 and truncated and info["episode_record"]["termination"] == "time_limit"
+    assert info["episode_record"]["status"] == "pending" and info["episode_record"]["artifact"]  # the chat judge is deferred
 
 
 def test_the_readme_vector_form_runs() -> None:

@@ -110,8 +110,8 @@ def test_invalid_actions_end_the_episode_at_max_errors_without_raising() -> None
         obs, reward, terminated, truncated, info = env.step(action)
         assert obs.startswith("Error: invalid action:") or terminated
         assert info["invalid_actions"] == i
-    assert terminated and reward == 0.0 and info["episode"]["termination"] == "too_many_errors"
-    assert info["episode"]["error"] is None and env.world.db_hash() == before
+    assert terminated and reward == 0.0 and info["episode_record"]["termination"] == "too_many_errors"
+    assert info["episode_record"]["error"] is None and env.world.db_hash() == before
 
 
 def test_user_side_and_surface_envs_reject_hostile_actions_without_raising() -> None:
@@ -277,8 +277,8 @@ def test_repeated_cancel_reservation_ends_the_episode_as_the_agents_failure() ->
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
-    assert terminated and reward == 0.0 and info["episode"]["termination"] == "limit_exceeded"
-    assert info["episode"]["error"] is None and peak < 200 * 2**20
+    assert terminated and reward == 0.0 and info["episode_record"]["termination"] == "limit_exceeded"
+    assert info["episode_record"]["error"] is None and peak < 200 * 2**20
     results = json.loads(obs[: obs.rfind("]") + 1]) if not obs.endswith("shown]") else None
     assert len(obs) <= env.limits.max_observation_chars and (results is None or results[0]["content"] == first.content)
     tool_messages = [m for m in env.messages if m.role == "tool"]
@@ -375,10 +375,10 @@ def test_a_step_after_the_end_is_an_empty_terminal_step(index: int) -> None:
         result = env.step("###STOP###" if limits is not None else "{}")
         if result[2] or result[3]:
             break
-    assert result is not None and (result[2] or result[3]) and "episode" in result[4]
+    assert result is not None and (result[2] or result[3]) and "episode_record" in result[4]
     again = env.step("anything at all")
     assert again[0] == "" and again[1] == 0.0 and again[2:4] == result[2:4]
-    assert again[4]["episode"] == result[4]["episode"]
+    assert again[4]["episode_record"] == result[4]["episode_record"]
 
 
 # -- other producers of tool calls: proxies and the tool-call wrapper ----------------------------

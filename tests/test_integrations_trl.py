@@ -2,7 +2,7 @@
 
 The scripted oracle agent plays whole episodes through the generated environment class
 (its tool calls as method calls, its messages through ``send_message``) on real bundled
-tasks; the rewards are read back from the env's own ``info["episode"]``.
+tasks; the rewards are read back from the env's own ``info["episode_record"]``.
 """
 from __future__ import annotations
 

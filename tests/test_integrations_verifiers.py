@@ -6,7 +6,7 @@ program sends (the user's messages and ``<tool_response>`` blocks), replays the 
 on it and answers in the adapter's text protocol (``<tool_call>`` blocks or a message).
 verifiers runs its ``null`` harness as a local subprocess (its chat program's packages
 come through ``uv`` on first use). The rubric on each trace is checked against the
-env's own ``info["episode"]``. Skipped (one-line reason) without verifiers.
+env's own ``info["episode_record"]``. Skipped (one-line reason) without verifiers.
 """
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ def test_the_rubric_scores_match_the_envs_episode(evaluated) -> None:
     for vf_episode in evaluated:
         assert vf_episode.ok, [e.message for e in vf_episode.errors]
         (trace,) = vf_episode.traces
-        episode = trace.info["episode"]
+        episode = trace.info["episode_record"]
         assert episode["error"] is None and episode["termination"] in ("user_stop", "agent_stop")
         want = score_episode(episode, "ufs_gated")
         got = trace.rewards["ufs_gated"]
@@ -178,10 +178,10 @@ def test_the_oracle_solves_the_clean_episodes_and_the_gate_drops_the_unfaithful_
     clean, gated = evaluated[:3], evaluated[3]
     for vf_episode in clean:
         trace = vf_episode.traces[0]
-        assert trace.info["episode"]["ufs_pass"] is not False
+        assert trace.info["episode_record"]["ufs_pass"] is not False
         assert trace.rewards["ufs_gated"].score == 1.0 == trace.metrics["r_tau"]
     trace = gated.traces[0]
-    assert trace.info["episode"]["ufs_pass"] is False and trace.metrics["ufs_pass"] == 0.0
+    assert trace.info["episode_record"]["ufs_pass"] is False and trace.metrics["ufs_pass"] == 0.0
     assert trace.rewards["ufs_gated"] is None and "r_tau" in trace.metrics
 
 
@@ -195,6 +195,6 @@ def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
     (traces,) = tmp_path.glob("*/traces.jsonl")
     (record,) = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
     (trace,) = record["traces"]
-    episode = trace["info"]["episode"]
+    episode = trace["info"]["episode_record"]
     assert episode["termination"] in ("user_stop", "agent_stop") and episode["error"] is None
     assert trace["rewards"]["r_tau"]["score"] == episode["reward"] == 1.0

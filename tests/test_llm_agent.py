@@ -62,9 +62,9 @@ def test_llm_agent_plays_a_full_airline_episode_like_the_scripted_agent(task) ->
         agent = llm_agent(server)
         observations, info, env = agent_side_episode(agent)
     assert observations == reference
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["termination"] == "user_stop" and episode["error"] is None
-    assert episode["reward"] == reference_info["episode"]["reward"] == 1.0
+    assert episode["reward"] == reference_info["episode_record"]["reward"] == 1.0
     assert episode["reward_components"]["communicate"] == 1.0 and episode["reward_components"]["db"] == 1.0
     bodies = server.stats.bodies
     assert len(bodies) == agent.usage.calls == info["turn"] == len(reference) - 1
@@ -159,7 +159,7 @@ def user_side_episode(env: UserSideEnv) -> dict:
     while not done:
         observation, reward, terminated, truncated, info = env.step(policy.act(observation, info))
         done = terminated or truncated
-    return info["episode"] | {"step_reward": reward}
+    return info["episode_record"] | {"step_reward": reward}
 
 
 def test_llm_agent_as_the_counterpart_of_the_user_side_env(task) -> None:
@@ -186,7 +186,7 @@ def test_provider_outage_ends_the_user_side_episode_with_a_flagged_error(task) -
         server.faults = FaultSchedule(["500"], repeat=True)
         observation, reward, terminated, truncated, info = env.step("Thank you.")
     assert terminated and not truncated and reward == 0.0 and observation == ""
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["termination"] == "error" and episode["reward"] == 0.0
     assert episode["error"].startswith("AgentError: llm-agent openai/local-agent at http://127.0.0.1:")
     assert "failed after 2 attempts" in episode["error"]
@@ -202,7 +202,7 @@ def test_async_user_side_episode_uses_aact(task) -> None:
         while not done:
             observation, reward, terminated, truncated, info = await env.astep(await policy.aact(observation, info))
             done = terminated or truncated
-        return info["episode"]
+        return info["episode_record"]
 
     with ChatServer(AgentReplayResponder(task)) as server:
         agent = llm_agent(server)

@@ -38,9 +38,9 @@ def _play(env) -> dict:
     agent = ScriptedAgent()
     observation, info = env.reset(seed=0)
     agent.reset(env.unwrapped.task)
-    while "episode" not in info:
+    while "episode_record" not in info:
         observation, _, _, _, info = env.step(agent.act(observation, info))
-    return info["episode"]
+    return info["episode_record"]
 
 
 @pytest.mark.parametrize("transport", ["litellm", "direct"])

@@ -263,9 +263,9 @@ def test_full_airline_episode_with_the_llm_proxy(airline_tasks) -> None:
         proxy = make_proxy(server, seed=None)
         observations, info = _airline_episode(ConversationEnv("airline", task_source="tau2", user_proxy=proxy), task)
     assert observations == reference
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["error"] is None and episode["termination"] == "user_stop"
-    assert episode["reward"] == reference_info["episode"]["reward"] == 1.0
+    assert episode["reward"] == reference_info["episode_record"]["reward"] == 1.0
     assert episode["user_proxy"]["model"] == "openai/local-user" and episode["user_proxy"]["seed"] == 3
     assert episode["user_proxy"]["prompt_hash"] == prompt_hash(proxy.system_prompt(False))
     assert episode["user_prompt_tokens"] == proxy.usage.prompt_tokens > 0
@@ -283,10 +283,10 @@ def test_airline_episode_ends_with_an_error_when_retries_run_out(airline_tasks) 
         proxy = make_proxy(server, max_retries=2)
         env = ConversationEnv("airline", task_source="tau2", user_proxy=proxy, on_proxy_error="record")
         observation, info = env.reset(seed=3, options={"task_id": task.id})
-        assert observation.startswith("Hi.") and "episode" not in info
+        assert observation.startswith("Hi.") and "episode_record" not in info
         server.faults = FaultSchedule(["503"], repeat=True)
         observation, reward, terminated, truncated, info = env.step("Could you give me your user id?")
     assert terminated and not truncated and reward == 0.0
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["termination"] == "error" and "ProxyError" in episode["error"] and "3 attempts" in episode["error"]
     assert server.stats.faults == {"ok": 1, "503": 3}

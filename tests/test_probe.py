@@ -101,7 +101,7 @@ def test_scripted_user_performs_every_gold_user_write_on_the_telecom_base_tasks(
     gold = performed = 0
     incomplete = []
     for task in telecom_env.tasks:
-        episode = run_episode(telecom_env, task.id)["episode"]
+        episode = run_episode(telecom_env, task.id)["episode_record"]
         probe = episode["probe"]
         gold += probe["gold_user_writes"]
         performed += probe["performed"]
@@ -120,7 +120,7 @@ def test_a_proxy_that_only_claims_actions_is_caught(tau2_data):
     assert len(with_writes) >= 90
     for task in with_writes:
         info = run_episode(telecom_env, task.id)
-        probe = info["episode"]["probe"]
+        probe = info["episode_record"]["probe"]
         assert info["user_tool_calls"] == 0
         assert any(m.role == "user" and m.content == CLAIM for m in telecom_env.messages)
         assert probe["gold_user_writes"] > 0 and probe["performed"] == 0 and probe["rate"] == 0.0

@@ -69,9 +69,9 @@ def options(server, **extra) -> dict:
 def play(env, agent, task_id: str) -> dict:
     observation, info = env.reset(seed=0, options={"task_id": task_id})
     agent.reset(env.unwrapped.task)
-    while "episode" not in info:
+    while "episode_record" not in info:
         observation, _, _, _, info = env.step(agent.act(observation, info))
-    return info["episode"]
+    return info["episode_record"]
 
 
 def served_since(responder, before: Counter) -> Counter:

@@ -16,7 +16,7 @@ def run_episode(env: ConversationEnv, agent: ScriptedAgent, task_id: str) -> dic
     while not done:
         observation, _, terminated, truncated, info = env.step(agent.act(observation, info))
         done = terminated or truncated
-    return info["episode"]
+    return info["episode_record"]
 
 
 def _rate(domain: str) -> tuple[int, list[tuple[str, str, dict]]]:

@@ -28,7 +28,7 @@ def test_banking_user_writes_are_performed_through_the_user_tools(tau2_data):
     info = run_episode(env, task.id)
     calls = [c for m in env.messages if m.role == "user" and m.tool_calls for c in m.tool_calls]
     assert "call_discoverable_user_tool" in [c.name for c in calls]
-    assert info["user_tool_calls"] == len(calls) and info["episode"]["probe"]["rate"] == 1.0
+    assert info["user_tool_calls"] == len(calls) and info["episode_record"]["probe"]["rate"] == 1.0
 
 
 @pytest.mark.parametrize("env_id", ["UserBench/Retail-v0", "UserBench/Banking-v0"])

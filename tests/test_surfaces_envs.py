@@ -84,14 +84,14 @@ def test_survey_truncation_without_answers_is_an_error() -> None:
     env.step("?")
     _, reward, terminated, truncated, info = env.step("?")
     assert truncated and not terminated and reward == 0.0
-    assert info["episode"]["status"] == "error" and "no artifact" in info["error"]
+    assert info["episode_record"]["status"] == "error" and "no artifact" in info["error"]
 
 
 def test_scripted_chat_end_to_end_with_nudge() -> None:
     env = gym.make("UserBench/Chat-v0", task_id="lstyle-diet-type-chat", turns=4)
     task = env.unwrapped.tasks["lstyle-diet-type-chat"]
     info = run_episode(env, ScriptedChatPlayer(task, hold=True, stop_at=2), seed=0)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert info["nudges"] == 1 and info["turn"] == 5
     assert episode["status"] == "pending"  # judging deferred
     artifact = episode["artifact"]
@@ -114,7 +114,7 @@ def test_chat_llm_bot_and_judge_over_http(server: ChatServer, hold: bool) -> Non
                    bot=llm(server), judge=llm(server), turns=3)
     task = env.unwrapped.tasks["multi-health-knee-injury--lstyle-diet-type-chat"]
     info = run_episode(env, ScriptedChatPlayer(task, hold=hold), seed=0)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["status"] == ("pass" if hold else "fail")
     assert episode["reward"] == (2.0 if hold else 0.0) and episode["max_points"] == 2
     assert all(c["evaluator"] == "judge" and c["raw"] for c in episode["checks"])
@@ -132,7 +132,7 @@ def test_llm_bot_on_an_apb_task(apb_sample: Path, server: ChatServer) -> None:
     env = gym.make("UserBench/Chat-v0", task_source="apb", path=str(apb_sample / "tasks"),
                    task_id="algebra-not-chemistry-chat", bot=llm(server), judge=llm(server), turns=2)
     task = env.unwrapped.tasks["algebra-not-chemistry-chat"]
-    episode = run_episode(env, ScriptedChatPlayer(task, hold=True), seed=0)["episode"]
+    episode = run_episode(env, ScriptedChatPlayer(task, hold=True), seed=0)["episode_record"]
     assert episode["status"] == "pass" and episode["reward"] == 2.0
     assert server.stats.bodies[0]["messages"][0]["content"] == task.chat.bot
 
@@ -142,7 +142,7 @@ def test_unparseable_judge_reply_is_an_error() -> None:
         env = gym.make("UserBench/Chat-v0", task_id="lstyle-diet-type-chat", judge=llm(srv), turns=2)
         task = env.unwrapped.tasks["lstyle-diet-type-chat"]
         info = run_episode(env, ScriptedChatPlayer(task, hold=True), seed=0)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["status"] == "error" and episode["reward"] == 0.0
     assert episode["checks"][0]["verdict"] == "ERROR" and "unparseable" in episode["checks"][0]["detail"]
 
@@ -152,7 +152,7 @@ def test_judge_outage_and_bot_outage_are_errors() -> None:
         env = gym.make("UserBench/Chat-v0", task_id="lstyle-diet-type-chat", bot=llm(srv), turns=2)
         env.reset(seed=0)
         _, reward, terminated, _, info = env.step("Hello")
-    assert terminated and reward == 0.0 and info["episode"]["status"] == "error" and "bot outage" in info["error"]
+    assert terminated and reward == 0.0 and info["episode_record"]["status"] == "error" and "bot outage" in info["error"]
     with ChatServer(SurfaceResponder(), faults="500,500,500,500") as srv:
         task = gym.make("UserBench/Chat-v0").unwrapped.tasks["lstyle-diet-type-chat"]
         outcome = CHAT_ARTIFACT.score(task, {"turns": ["No thanks"]}, judge=llm(srv))
@@ -180,8 +180,8 @@ def test_strict_verdict_parsing(reply: str, verdict: str | None) -> None:
 def test_llm_persona_player_drives_the_survey(server: ChatServer, apb_sample: Path) -> None:
     env = gym.make("UserBench/Survey-v0", task_source="apb", path=str(apb_sample / "tasks"), task_id="vegan-survey")
     info = run_episode(env, LLMPersonaPlayer(llm(server)), seed=0)
-    assert info["episode"]["status"] == "fail"  # q1a/q2a/q3a all contain animal products
-    assert info["episode"]["checks"][0]["offside"] == ["q1a", "q2a", "q3a"]
+    assert info["episode_record"]["status"] == "fail"  # q1a/q2a/q3a all contain animal products
+    assert info["episode_record"]["checks"][0]["offside"] == ["q1a", "q2a", "q3a"]
     system = server.stats.bodies[0]["messages"][0]["content"]
     assert "# Your profile" in system and "- Diet type: Vegan" in system  # generated persona around the pin
 
@@ -189,14 +189,14 @@ def test_llm_persona_player_drives_the_survey(server: ChatServer, apb_sample: Pa
 def test_llm_persona_player_drives_the_chat(server: ChatServer) -> None:
     env = gym.make("UserBench/Chat-v0", task_id="lstyle-diet-type-chat", bot=llm(server), judge=llm(server), turns=3)
     info = run_episode(env, LLMPersonaPlayer(llm(server)), seed=0)
-    assert info["episode"]["status"] == "pass"
-    assert info["episode"]["artifact"]["turns"] == ["No thanks, I'd rather keep to what suits me."] * 3
+    assert info["episode_record"]["status"] == "pass"
+    assert info["episode_record"]["artifact"]["turns"] == ["No thanks, I'd rather keep to what suits me."] * 3
 
 
 def test_scripted_bot_pushes_the_apb_bot_prompt_pitches(apb_sample: Path) -> None:
     env = gym.make("UserBench/Chat-v0", task_source="apb", path=str(apb_sample / "tasks"), task_id="vegan-chat", turns=3)
     task = env.unwrapped.tasks["vegan-chat"]
-    episode = run_episode(env, ScriptedChatPlayer(task, hold=False), seed=0)["episode"]
+    episode = run_episode(env, ScriptedChatPlayer(task, hold=False), seed=0)["episode_record"]
     bot_lines = [m["content"] for m in episode["artifact"]["transcript"] if m["role"] == "assistant"]
     assert "just one salmon night?" in bot_lines[0] and "the cheese really makes it" in bot_lines[0]
     assert bot_lines[1] == "Great choice, noted. And one more thing you'll like: the cheese really makes it."

@@ -65,7 +65,7 @@ def test_find_single_folder(apb_sample: Path) -> None:
 def test_scripted_players_pass_and_fail_apb_surveys(apb_sample: Path, task_id: str, hold: bool) -> None:
     env = SurfaceEnv("survey", task_source="apb", path=str(apb_sample / "tasks"), task_id=task_id)
     info = run_episode(env, ScriptedSurveyPlayer(env.tasks[task_id], hold=hold), seed=1)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["status"] == ("pass" if hold else "fail")
     assert episode["reward"] == (episode["max_points"] if hold else 0.0)
     assert all(c["verdict"] == ("HELD" if hold else "VIOLATED") for c in episode["checks"])
@@ -101,7 +101,7 @@ def test_scripted_players_pass_and_fail_every_bundled_survey() -> None:
     env = SurfaceEnv("survey")
     for task_id, task in env.tasks.items():
         for hold in (True, False):
-            episode = run_episode(env, ScriptedSurveyPlayer(task, hold=hold), options={"task_id": task_id})["episode"]
+            episode = run_episode(env, ScriptedSurveyPlayer(task, hold=hold), options={"task_id": task_id})["episode_record"]
             assert episode["status"] == ("pass" if hold else "fail"), (task_id, hold, episode["checks"])
 
 

@@ -73,7 +73,7 @@ def test_user_tool_calls_are_executed_and_counted_per_step(env, busy_task):
     results = [m for m in env.messages if m.role == "tool" and m.requestor == "user"]
     assert len(results) == len(user_calls) and not any(r.error for r in results)
     assert env.world.db_hash("user") != start_hash
-    assert info["episode"]["reward"] == 1.0 and info["agent_tool_calls"] == sum(
+    assert info["episode_record"]["reward"] == 1.0 and info["agent_tool_calls"] == sum(
         a.requestor == "assistant" for a in busy_task.gold_actions)
 
 
@@ -136,7 +136,7 @@ def test_llm_user_gets_the_phone_tools_and_its_tool_calls_run_on_the_phone(env, 
     assert returned == results
     assert info["user_tool_calls"] == len(user_calls) == reference["user_tool_calls"]
     assert llm_env.world.db_hash("user") == reference_hash
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["error"] is None and episode["reward"] == 1.0 and episode["reward_components"]["env_assertions"] == 1.0
     assert episode["probe"]["rate"] == 1.0 and episode["user_proxy"]["model"] == "openai/local-user"
 

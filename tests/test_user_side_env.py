@@ -79,7 +79,7 @@ def test_faithful_scripted_user_scores_fidelity_one_on_airline():
     misses = []
     for task in env.tasks:
         reward, info = play(env, policy, task.id)
-        episode = info["episode"]
+        episode = info["episode_record"]
         assert episode["error"] is None and episode["reward"] == reward
         if reward != 1.0:
             misses.append((task.id, episode["termination"], episode["failures_per_family"]))
@@ -93,7 +93,7 @@ def test_dumping_every_known_value_up_front_is_premature_disclosure():
     for task in env.tasks:
         values = "; ".join(f"{item.kind}: {item.value}" for item in task.blueprint.known_info)
         reward, info = play(env, policy, task.id, first=f"Hi. I need help. Everything you may need: {values}")
-        episode = info["episode"]
+        episode = info["episode_record"]
         if reward == 0.0 and episode["ufs_pass"] is False and "premature_disclosure" in episode["failures_per_family"]:
             penalised += 1
             assert any(c["family"] == "premature_disclosure" and c["verdict"] == "fail" and c["evidence_turn"] == 0
@@ -104,7 +104,7 @@ def test_dumping_every_known_value_up_front_is_premature_disclosure():
 def test_episode_carries_fidelity_reward_task_reward_and_agent_provenance():
     env = _env()
     reward, info = play(env, ProxyPolicy("scripted"), "7")
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert reward == episode["reward"] == 1.0 and episode["ufs_pass"] is True
     assert episode["task_reward"] == 1.0 and episode["reward_components"]["communicate"] == 1.0
     assert "task_reward_excluding_nl" in episode and "reward_excluding_nl" not in episode
@@ -131,7 +131,7 @@ def test_user_tool_calls_run_in_the_world_and_answer_the_user_only():
 def test_telecom_episode_performs_the_gold_user_writes():
     env = _env("telecom")
     reward, info = play(env, ProxyPolicy("scripted"), TELECOM_TASK)
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert reward == 1.0 and episode["task_reward"] == 1.0 and info["user_tool_calls"] >= 2
     assert episode["probe"]["rate"] == 1.0 and episode["probe"]["missing"] == []
 
@@ -152,7 +152,7 @@ def test_too_many_invalid_actions_terminate():
     env.reset(options={"task_id": "0"})
     for _ in range(3):
         observation, reward, terminated, truncated, info = env.step("")
-    assert terminated and reward == 0.0 and info["episode"]["termination"] == "too_many_errors"
+    assert terminated and reward == 0.0 and info["episode_record"]["termination"] == "too_many_errors"
     assert env.step("hello") == ("", 0.0, True, False, env._info())
 
 
@@ -161,7 +161,7 @@ def test_the_policys_stop_token_ends_the_episode():
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Never mind, bye. ###STOP###")
     assert terminated and not truncated and observation == ""
-    assert info["episode"]["termination"] == "user_stop" and env.messages[-1].content == "Never mind, bye. ###STOP###"
+    assert info["episode_record"]["termination"] == "user_stop" and env.messages[-1].content == "Never mind, bye. ###STOP###"
 
 
 class Quitter:
@@ -181,7 +181,7 @@ def test_agent_stop_shows_its_last_message():
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Hi. I want to cancel my reservation.")
     assert terminated and observation == "I cannot help with that. Goodbye. ###STOP###"
-    assert info["episode"]["termination"] == "agent_stop" and info["episode"]["agent"]["name"] == "quitter"
+    assert info["episode_record"]["termination"] == "agent_stop" and info["episode_record"]["agent"]["name"] == "quitter"
 
 
 class Chatter(ScriptedAgent):
@@ -197,9 +197,9 @@ def test_turn_budget_truncates():
     assert env.step("Hi.")[2:4] == (False, False)  # agent turn 1 waits for the user
     assert env.step("Okay.")[2:4] == (False, False)  # closes turn 1; agent turn 2 waits
     observation, reward, terminated, truncated, info = env.step("Fine.")  # closes turn 2: the budget
-    assert truncated and not terminated and info["episode"]["termination"] == "max_turns"
+    assert truncated and not terminated and info["episode_record"]["termination"] == "max_turns"
     # the reward scores the user's turns, not the outcome: faithful turns keep it at 1
-    assert reward == info["episode"]["reward"] == 1.0 and info["episode"]["task_reward"] == 0.0
+    assert reward == info["episode_record"]["reward"] == 1.0 and info["episode_record"]["task_reward"] == 0.0
 
 
 class Broken(ScriptedAgent):
@@ -219,7 +219,7 @@ def test_agent_error_is_flagged_not_raised_under_record():
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Hi.")
     assert terminated and reward == 0.0 and observation == ""
-    assert info["episode"]["error"] == "AgentError: provider down" and info["episode"]["termination"] == "error"
+    assert info["episode_record"]["error"] == "AgentError: provider down" and info["episode_record"]["termination"] == "error"
 
 
 class AsyncScripted(ScriptedAgent):
@@ -246,7 +246,7 @@ def test_async_api_drives_async_agents():
         return reward, info
 
     reward, info = asyncio.run(main())
-    assert reward == 1.0 and info["episode"]["termination"] == "user_stop"
+    assert reward == 1.0 and info["episode_record"]["termination"] == "user_stop"
 
 
 def test_env_ids_and_options():
@@ -265,5 +265,5 @@ def test_sync_vector_env():
     observations, infos = envs.reset(seed=5)
     assert list(observations) == [GREETING, GREETING]
     observations, rewards, terminated, truncated, infos = envs.step(("Hi, I need help. ###STOP###",) * 2)
-    assert all(terminated) and list(infos["episode"]["termination"]) == ["user_stop", "user_stop"]
+    assert all(terminated) and list(infos["episode_record"]["termination"]) == ["user_stop", "user_stop"]
     envs.close()

@@ -52,7 +52,7 @@ def test_every_sample_web_task_loads(apb_env) -> None:
 def test_scripted_players_hold_and_break(apb_env, task_id: str, hold: bool) -> None:
     task = apb_env.unwrapped.tasks[task_id]
     info = run_episode(apb_env, ScriptedWebPlayer(task, hold=hold), seed=0, options={"task_id": task_id})
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["artifact"]["orderedItemIds"] == choose_items(task, hold)
     assert episode["status"] == ("pass" if hold else "fail")
     assert episode["reward"] == (len(task.checks) if hold else 0.0)
@@ -71,8 +71,8 @@ def test_empty_cart_fails_and_unreadable_page_is_an_error(apb_env) -> None:
     apb_env.reset(seed=0, options={"task_id": "vegan-web"})
     _, reward, terminated, _, info = apb_env.step('{"action": "done"}')
     assert terminated and reward == 0.0
-    assert info["episode"]["status"] == "fail"
-    assert info["episode"]["artifact"] == {"orderedItemIds": []}
+    assert info["episode_record"]["status"] == "fail"
+    assert info["episode_record"]["artifact"] == {"orderedItemIds": []}
 
 
 def _score(task_dir: Path, artifact: Path, capsys, *extra: str) -> dict:

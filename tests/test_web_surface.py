@@ -230,7 +230,7 @@ def test_llm_persona_player_drives_web(apb_sample: Path) -> None:
         info = run_episode(env, player, seed=0)
         env.close()
         bodies = server.stats.bodies
-    episode = info["episode"]
+    episode = info["episode_record"]
     assert episode["artifact"] == {"orderedItemIds": ["m01", "m02", "m03"]}
     assert episode["status"] == "fail" and episode["checks"][0]["offside"] == ["m01", "m03"]
     system = bodies[0]["messages"][0]["content"]
@@ -261,7 +261,7 @@ def test_bundled_tasks_hold_and_break_in_the_browser(task_id: str) -> None:
     try:
         task = env.unwrapped.tasks[task_id]
         for hold in (True, False):
-            episode = run_episode(env, ScriptedWebPlayer(task, hold=hold), seed=0)["episode"]
+            episode = run_episode(env, ScriptedWebPlayer(task, hold=hold), seed=0)["episode_record"]
             assert episode["status"] == ("pass" if hold else "fail"), (task.web.page.template, episode)
             assert episode["artifact"]["orderedItemIds"] == choose_items(task, hold)
             assert episode["artifact"]["state"] == {"submitted": False, "cart": choose_items(task, hold)}

@@ -62,7 +62,7 @@ def test_four_episodes_in_async_vector_env() -> None:
             observations, _, terminated, truncated, infos = envs.step(actions)
             for i in range(4):
                 if (terminated[i] or truncated[i]) and i not in results:
-                    results[i] = {k: infos["episode"][k][i] for k in ("task_id", "status", "termination")}
+                    results[i] = {k: infos["episode_record"][k][i] for k in ("task_id", "status", "termination")}
             if len(results) == 4:
                 break
         workers = {p.pid for p in envs.processes}
@@ -88,7 +88,7 @@ def test_env_runs_inside_an_event_loop_and_from_threads() -> None:
     def play(task_id: str, hold: bool) -> str:
         env = gym.make("UserBench/Web-v0", task_id=task_id)
         try:
-            return run_episode(env, ScriptedWebPlayer(tasks[task_id], hold=hold), seed=0)["episode"]["status"]
+            return run_episode(env, ScriptedWebPlayer(tasks[task_id], hold=hold), seed=0)["episode_record"]["status"]
         finally:
             env.close()
 

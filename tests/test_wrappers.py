@@ -38,7 +38,7 @@ def play(env, task):
 def test_gate_zeroes_or_marks_a_ufs_failure() -> None:
     env, task = make()
     reward, info = play(env, task)
-    assert reward == 1.0 and info["episode"]["ufs_pass"] is False  # the agent succeeded, the user did not
+    assert reward == 1.0 and info["episode_record"]["ufs_pass"] is False  # the agent succeeded, the user did not
     zeroed, info = play(FidelityGate(make()[0]), task)
     assert zeroed == 0.0 and info["fidelity_gate"]["rejected"]
     assert info["fidelity_gate"]["reason"].startswith("failed UFS: premature_disclosure")
@@ -53,7 +53,7 @@ def test_gate_zeroes_or_marks_a_ufs_failure() -> None:
 def test_weighted_reward_is_the_pass_fraction_of_judged_criteria() -> None:
     env, task = make()
     reward, info = play(FidelityWeightedReward(env), task)
-    criteria = info["episode"]["criteria"]
+    criteria = info["episode_record"]["criteria"]
     verdicts = [c["verdict"] for c in criteria]
     by_hand = verdicts.count("pass") / (verdicts.count("pass") + verdicts.count("fail"))
     # the blurting user fails every disclosure criterion and only those; the rest pass or do not apply

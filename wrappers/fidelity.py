@@ -33,7 +33,7 @@ class FidelityGate(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step; on the terminal step decide and record the gate."""
         observation, reward, terminated, truncated, info = self.env.step(action)
-        episode = info.get("episode")
+        episode = info.get("episode_record")
         if episode is not None:
             reason = self.gate.reason(episode)
             info = {**info, "fidelity_gate": {"rejected": reason is not None, "reason": reason}}
@@ -50,7 +50,7 @@ def pass_fraction(episode: dict[str, Any]) -> float:
 
 
 class FidelityWeightedReward(gym.Wrapper):
-    """Terminal reward times ``weight(info["episode"])`` (default :func:`pass_fraction`).
+    """Terminal reward times ``weight(info["episode_record"])`` (default :func:`pass_fraction`).
 
     The weight is reported as ``info["fidelity_weight"]`` on the terminal step; a
     weight outside [0, 1] is a ``ValueError``.
@@ -63,7 +63,7 @@ class FidelityWeightedReward(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step; weight the terminal reward."""
         observation, reward, terminated, truncated, info = self.env.step(action)
-        episode = info.get("episode")
+        episode = info.get("episode_record")
         if episode is not None:
             w = float(self.weight(episode))
             if not 0.0 <= w <= 1.0:

@@ -35,7 +35,7 @@ class RecordEpisodes(gym.Wrapper):
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         """Step; on the terminal step append the episode's record."""
         observation, reward, terminated, truncated, info = self.env.step(action)
-        if "episode" in info and (terminated or truncated):
+        if "episode_record" in info and (terminated or truncated):
             base = self.env.unwrapped
             spec = self.env.spec.id if self.env.spec is not None else type(base).__name__
             proxy = str(base.user_proxy.provenance.get("name", "proxy"))

@@ -6,7 +6,7 @@
 
 * has ``areset``/``astep`` (the env's own async methods, driven with the proxy's
   ``arespond``; ``TimeLimit``'s step budget is counted here for them);
-* reports ``info["episode"]`` on *every* last step: when ``TimeLimit`` truncates an
+* reports ``info["episode_record"]`` on *every* last step: when ``TimeLimit`` truncates an
   episode the env had not ended, the env ends it (termination ``time_limit``, the
   reward and fidelity of the transcript so far) through its ``end_episode``.
 
@@ -59,7 +59,7 @@ class GymConventions(gym.Wrapper):
 
     def _with_episode(self, observation: Any, reward: float, terminated: bool, truncated: bool,
                       info: dict[str, Any]) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        if (terminated or truncated) and "episode" not in info:
+        if (terminated or truncated) and "episode_record" not in info:
             reward, info = self.env.unwrapped.end_episode(TIME_LIMIT)  # type: ignore[attr-defined]
         return observation, reward, terminated, truncated, info
 

@@ -22,7 +22,7 @@ domain world executes tool calls. An explicit state machine, no threads:
   (malformed actions included) end it with reward 0; the turn budget ``max_turns``
   truncates it. A :class:`~userbench_env.proxies.base.ProxyError` (an infrastructure
   failure: provider down or misconfigured, timeout after retries) ends the episode
-  with termination ``error`` and ``info["episode"]["error"]`` set; with
+  with termination ``error`` and ``info["episode_record"]["error"]`` set; with
   ``on_proxy_error="raise"`` (the default) ``reset``/``step`` then raise it, its
   message naming the proxy, model and endpoint, so a misconfigured user fails loudly;
   with ``"record"`` (what the runners use) the step returns the terminal info instead. A tool
@@ -36,7 +36,7 @@ domain world executes tool calls. An explicit state machine, no threads:
   ``timeout``, ``max_retries``, ``temperature``, ``max_tokens``, ``price_override``, ...).
 * The terminal reward is R_tau from :func:`userbench_env.evaluation.evaluate_episode`;
   while NL assertions are pending (no judge, or ``judge="deferred"``) it is the reward
-  excluding NL and ``info["episode"]["nl_pending"]`` is true.
+  excluding NL and ``info["episode_record"]["nl_pending"]`` is true.
 
 Rule-checked fidelity criteria (the task's rubric, else ``from_blueprint``, plus the
 task's rubric file under ``rubrics``) run after every message and tool call; judge
@@ -420,7 +420,7 @@ class ConversationEnv(gym.Env[str, str]):
     def _info(self) -> dict[str, Any]:
         info = step_info(self.counters, self.tracker.violations)
         if self._episode is not None:
-            info["episode"] = dict(self._episode)
+            info["episode_record"] = dict(self._episode)
         return info
 
     def criteria_for(self, task: Task) -> list[Any]:

@@ -46,7 +46,7 @@ def episode_summary(
     probe: dict[str, Any] | None = None,
     injections: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The terminal ``info["episode"]`` dict: reward, fidelity verdicts, the user-action
+    """The terminal ``info["episode_record"]`` dict: reward, fidelity verdicts, the user-action
     probe (:mod:`userbench_env.fidelity.probe`, beside UFS), provenance, cost; ``injections``
     (a perturbed proxy's ground truth, ``[{"turn", "mode"}, ...]``) when given. ``criteria``
     must be dicts the caller hands over (they are kept, not copied)."""

@@ -7,7 +7,7 @@ JSON answer, a chat message...). ``reset`` returns the errand; ``info`` carries 
 persona system prompt (``system_prompt``), the task id and surface. The terminal step
 scores the backend's artifact (:func:`userbench_env.surfaces.artifacts.score_artifact`)
 and returns the reward (1/0 single, checks held for multi; 0 on error) with
-``info["episode"]``: status pass/fail/error (``pending`` when chat judging is deferred),
+``info["episode_record"]``: status pass/fail/error (``pending`` when chat judging is deferred),
 reward, max_points, per-check verdicts, error and the artifact.
 
 Actions go through the input policy of :mod:`userbench_env.core.limits` first (``limits=``
@@ -198,7 +198,7 @@ class SurfaceEnv(gym.Env[str, str]):
         self._done = True
         info = self._step_info()
         episode = self._score(error, termination)
-        info["episode"] = episode
+        info["episode_record"] = episode
         if episode["error"]:
             info["error"] = episode["error"]
         self._final_truncated, self._final_info = termination in ("truncated", TIME_LIMIT), info

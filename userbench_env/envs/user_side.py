@@ -27,12 +27,12 @@ termination and R_tau evaluation, with the policy in the user's seat.
   observation), ``max_errors`` tool errors: ``terminated``; the agent-turn budget
   ``max_turns``: ``truncated``. An :class:`~userbench_env.agents.base.AgentError` from
   the agent (provider down or misconfigured, after retries) ends the episode with
-  termination ``error`` and ``info["episode"]["error"]`` set, then is raised under
+  termination ``error`` and ``info["episode_record"]["error"]`` set, then is raised under
   ``on_proxy_error="raise"`` (the default) or only recorded under ``"record"``.
 * The terminal reward is the fidelity of the policy's own turns: 1.0 when the episode
   passes UFS (``ufs_pass`` True: no criterion failed and at least one applied), else
   0.0 (a failure, nothing applicable, judging pending, or an error). It scores the
-  turns, not the outcome, so a truncated episode keeps it. ``info["episode"]``
+  turns, not the outcome, so a truncated episode keeps it. ``info["episode_record"]``
   is the agent-side summary with ``reward`` = this fidelity reward, R_tau kept for
   reference as ``task_reward`` / ``task_reward_excluding_nl``, and the counterpart's
   ``agent`` provenance and ``agent_prompt_tokens`` / ``agent_completion_tokens`` /

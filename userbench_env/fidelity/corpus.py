@@ -265,11 +265,11 @@ def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
         observation, info = env.reset(options={"task_id": case.task_id})
         agent.reset(core.task)
         reward = 0.0
-        while "episode" not in info:
+        while "episode_record" not in info:
             observation, reward, _, _, info = env.step(agent.act(observation, info))
     except Exception as exc:  # an unknown task or split, a script the env rejects
         return CaseResult(id=case.id, replayed_at=proxy.replayed_at, error=f"{type(exc).__name__}: {exc}")
-    episode = info["episode"]
+    episode = info["episode_record"]
     result = CaseResult(id=case.id, replayed_at=proxy.replayed_at, events=core.tracker.events(),
                         reward=float(reward), termination=episode.get("termination"), error=episode.get("error"))
     left = len(case.turns) - len(proxy.replayed_at)

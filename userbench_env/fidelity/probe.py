@@ -5,7 +5,7 @@ done by the customer: gold actions with requestor ``user`` whose tool mutates st
 user toolkit's ``mutates_state``). The probe compares those *gold user writes* with the
 user's own tool calls in the transcript, so a simulated user that says "Done, I turned
 it off" without calling the tool is caught with no judge. It is reported beside UFS in
-``info["episode"]["probe"]`` and never folded into it.
+``info["episode_record"]["probe"]`` and never folded into it.
 
 Matching: a user tool call performs a gold write when tau2's ACTION predicate holds
 (:func:`~userbench_env.evaluation.actions.action_matches`: same name, equal values on
@@ -43,7 +43,7 @@ class ProbeResult(BaseModel):
     rate: float | None
 
     def to_info(self) -> dict[str, Any]:
-        """The plain dict reported in ``info["episode"]["probe"]``."""
+        """The plain dict reported in ``info["episode_record"]["probe"]``."""
         return self.model_dump()
 
 

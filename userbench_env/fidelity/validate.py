@@ -42,9 +42,9 @@ def run_episode(env: ConversationEnv, task_id: str, seed: int | None = None) -> 
     agent = ScriptedAgent()
     observation, info = env.reset(seed=seed, options={"task_id": task_id})
     agent.reset(env.task)
-    while "episode" not in info:
+    while "episode_record" not in info:
         observation, _, _, _, info = env.step(agent.act(observation, info))
-    return info["episode"]
+    return info["episode_record"]
 
 
 def judge_fails(judge: Any, mode: str, env: ConversationEnv) -> bool:

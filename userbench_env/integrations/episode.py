@@ -9,7 +9,7 @@ Shared by the TRL and verifiers adapters (neither library is imported here):
   or a message to the user) and returns what the agent sees, with the episode's end
   spelled out in that text; ``finish(final_reply)`` ends an episode the agent left open
   (its final plain reply, if any, goes to the user; then the agent's own stop) and
-  returns ``info["episode"]``;
+  returns ``info["episode_record"]``;
 * :func:`score_episode`: R_tau, R_tau gated by UFS (``None``: no learning signal) or
   R_tau times the share of passing criteria; an infrastructure error is ``None``,
   never 0;
@@ -68,7 +68,7 @@ class EpisodeSession:
     ``env_kwargs`` go to ``gym.make`` (``user_proxy``, ``max_turns``, ``judge``, ...); a
     row's ``user_proxy`` overrides theirs. The env is rebuilt only when a row names
     another env id, source, split or proxy. A user proxy's infrastructure failure ends
-    the episode with ``info["episode"]["error"]`` set (``on_proxy_error="record"``, as
+    the episode with ``info["episode_record"]["error"]`` set (``on_proxy_error="record"``, as
     the runners do), so one outage never stops a training run.
     """
 
@@ -103,7 +103,7 @@ class EpisodeSession:
         self.tools = list(info.get("tools") or [])
         self.info = info
         self.turns = 0
-        self.done = "episode" in info
+        self.done = "episode_record" in info
         return str(observation)
 
     def act(self, action: Any) -> str:
@@ -123,7 +123,7 @@ class EpisodeSession:
         return str(observation)
 
     def finish(self, final_reply: str | None = None) -> dict[str, Any]:
-        """The finished episode's ``info["episode"]``. An episode still open (the agent
+        """The finished episode's ``info["episode_record"]``. An episode still open (the agent
         stopped calling tools, or its completion budget ran out) first gets the agent's
         ``final_reply``, if any, as its message to the user (a chat agent's plain answer
         is what the customer reads), then ends as the agent's stop. Idempotent: once the
@@ -136,12 +136,12 @@ class EpisodeSession:
             from userbench_env.envs.conversation import AGENT_STOP
 
             self.act(AGENT_STOP)
-        return self.info["episode"]
+        return self.info["episode_record"]
 
     @property
     def termination(self) -> str | None:
         """Why the episode ended (``user_stop``, ``agent_stop``, ``max_turns``, ``error``, ...), or None."""
-        episode = self.info.get("episode")
+        episode = self.info.get("episode_record")
         return episode["termination"] if episode else None
 
     def end_note(self) -> str:

@@ -102,7 +102,7 @@ class UserBenchEnvironment:
 
     @property
     def episode(self) -> dict[str, Any]:
-        """The finished episode's ``info["episode"]`` (ends an open episode as the agent's stop)."""
+        """The finished episode's ``info["episode_record"]`` (ends an open episode as the agent's stop)."""
         return self._session.finish()
 
 

@@ -20,7 +20,7 @@ control flow of a UserBench episode, like verifiers' own TextArena env:
   (:func:`~userbench_env.integrations.episode.score_episode`), ``None`` when the
   episode carries no learning signal (UFS gate) or had an infrastructure error (the
   user proxy's, or the agent's own run failing); the three scores and ``ufs_pass`` as
-  metrics; ``info["episode"]`` is the env's own.
+  metrics; ``info["episode_record"]`` is the env's own.
 
 The domain tools are stated in the system prompt rather than served over MCP: the
 world lives in this process, per episode. Tasks come from the ``test`` split by default
@@ -155,7 +155,7 @@ def record_rubric(trace: Any, episode: dict[str, Any], reward: RewardKind, agent
             trace.record_metric(kind, score)
     if episode.get("ufs_pass") is not None:
         trace.record_metric("ufs_pass", float(episode["ufs_pass"]))
-    trace.info["episode"] = episode
+    trace.info["episode_record"] = episode
 
 
 def load_environment(env_id: str = "UserBench/Retail-v0", task_source: str = "bundled",

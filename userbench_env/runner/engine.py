@@ -75,7 +75,7 @@ async def play_episode(env: Any, agent: Any, meta: EpisodeMeta) -> dict[str, Any
         observation, info = await _reset(env, meta.seed, meta.options)
         if hasattr(agent, "reset"):
             agent.reset(env.task)
-        reward, done = 0.0, "episode" in info
+        reward, done = 0.0, "episode_record" in info
         while not done:
             action = await agent_act(agent, observation, info)
             observation, reward, terminated, truncated, info = await _step(env, action)

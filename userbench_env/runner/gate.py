@@ -12,7 +12,7 @@ class Gate(BaseModel):
     With no ``families`` an episode is rejected when it fails UFS (``ufs_pass`` is
     False); with ``families`` only when a criterion of one of them failed. With
     ``reject_unknown`` an episode without a verdict (``ufs_pass`` None) is rejected too.
-    ``episode`` is the terminal ``info["episode"]`` dict or a run record.
+    ``episode`` is the terminal ``info["episode_record"]`` dict or a run record.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)

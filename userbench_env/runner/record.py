@@ -49,7 +49,7 @@ def _injections(env: Any) -> list[dict[str, Any]]:
 
 def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: float, duration_s: float) -> dict[str, Any]:
     """The record of a finished episode of a :class:`ConversationEnv` (terminal ``info``)."""
-    episode = info.get("episode") or {}
+    episode = info.get("episode_record") or {}
     task_id = episode.get("task_id") or (env.task.id if env.task is not None else meta.task_id)
     record = EpisodeRecord(
         key=meta.key,
