@@ -129,6 +129,33 @@ def test_report_and_frontier_read_a_scored_file(real, tmp_path, capsys) -> None:
     assert "taubench-gpt4o-airline" in capsys.readouterr().out
 
 
+def test_a_judge_grades_what_the_rules_could_not_decide(tmp_path, monkeypatch) -> None:
+    """With ``--judge``, the rule verdicts a rule marked ambiguous go to the judge (over real
+    HTTP to the local server) as in the env; the flags then carry the judge's final verdict."""
+    from userbench_env.serve import CannedResponder, ChatServer
+
+    tau2_data()
+    entries = json.loads((real_transcripts() / REAL).read_text(encoding="utf-8"))
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([e for e in entries if e["task_id"] == 20 and e["trial"] == 0]), encoding="utf-8")
+    args = ["score-transcripts", str(path), "--format", "taubench", "--domain", "airline", "--source", "tau2"]
+    assert main([*args, "--out", str(tmp_path / "rules.jsonl")]) == 0
+    [ruled] = _lines(tmp_path / "rules.jsonl")
+    unsure = {c["id"] for c in ruled["criteria"] if "ambiguous" in c}
+    assert unsure  # this trajectory has rule verdicts the rules could not decide
+    monkeypatch.setenv("LOCAL_JUDGE_KEY", "sk-local")
+    passed = json.dumps({"verdict": "pass", "evidence_turn": None, "reasoning": "The customer answered when asked."})
+    with ChatServer(CannedResponder([passed])) as server:
+        assert main([*args, "--out", str(tmp_path / "judged.jsonl"), "--judge", "openai/judge",
+                     "--judge-base-url", server.base_url, "--judge-api-key-env", "LOCAL_JUDGE_KEY"]) == 0
+        assert server.stats.requests == len(unsure)
+    [judged] = _lines(tmp_path / "judged.jsonl")
+    for criterion in judged["criteria"]:
+        if criterion["id"] in unsure:
+            assert criterion["verdict"] == "pass" and criterion["source"] == "judge" and "rule_verdict" in criterion
+    assert all(flag["verdict"] == "pass" for flag in judged["flags"] if flag["criterion"] in unsure)
+
+
 # -- the round trip: env runs -> tau2 results -> the env's verdicts -----------------------------
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "banking"])
 def test_an_exported_run_scores_back_to_the_envs_own_verdicts(domain, tmp_path) -> None:
