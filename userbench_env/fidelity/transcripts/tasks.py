@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from userbench_env.core.task import Task
 
@@ -53,32 +53,44 @@ def _strings(value: Any) -> list[str]:
 
 
 class TaskIndex:
-    """A domain's tasks by id, with tau-bench instruction matching (see the module docstring)."""
+    """A domain's tasks by id, with tau-bench instruction matching (see the module docstring).
 
-    def __init__(self, tasks: Iterable[Task], described: str):
-        self.tasks = {task.id: task for task in tasks}
+    ``find`` returns the task with an id (None when there is none); ``every`` lists all the
+    tasks (only matching needs them: a source's tasks are converted when first looked up, so
+    scoring telecom's transcripts does not convert its 2,285 tau2 tasks)."""
+
+    def __init__(self, find: Callable[[str], Task | None], every: Callable[[], Iterable[Task]], described: str):
+        self._find, self._every = find, every
         self.described = described  # where the tasks come from, for messages
         self._scenarios: dict[str, str] = {}
 
     @classmethod
     def from_source(cls, domain: str, source: str, data_path: str | os.PathLike[str] | None = None) -> "TaskIndex":
         """Every task of ``domain`` in ``source`` (``bundled`` or ``tau2``)."""
-        from userbench_env.tasks import load_tasks
+        from userbench_env.tasks import load_task, load_tasks
 
-        return cls(load_tasks(domain, source, None, data_path), f"{domain} ({source})")
+        def find(task_id: str) -> Task | None:
+            try:
+                return load_task(domain, task_id, source, data_path)
+            except KeyError:
+                return None
+
+        return cls(find, lambda: load_tasks(domain, source, None, data_path), f"{domain} ({source})")
 
     @classmethod
     def from_tau2_objects(cls, raws: list[dict[str, Any]], domain: str, described: str) -> "TaskIndex":
         """The tasks of a tau2 results file (tau2's task schema)."""
-        from userbench_env.domains import canonical_domain_name
         from userbench_env.tasks.tau2 import task_from_tau2
 
-        name = canonical_domain_name(domain)
-        return cls((task_from_tau2(raw, name, []) for raw in raws), described)
+        try:
+            tasks = {str(raw["id"]): task_from_tau2(raw, domain, []) for raw in raws}
+        except (KeyError, TypeError, ValueError) as exc:  # pydantic's ValidationError is a ValueError
+            raise ValueError(f"{described} are not tau2 task objects ({type(exc).__name__}: {exc})") from None
+        return cls(tasks.get, tasks.values, described)
 
     def get(self, task_id: object) -> Task:
         """The task with ``task_id``; :class:`UnknownTask` when there is none."""
-        found = self.tasks.get(str(task_id))
+        found = self._find(str(task_id))
         if found is None:
             raise UnknownTask(f"names task {str(task_id)!r}, which is not among the tasks of {self.described}")
         return found
@@ -86,7 +98,7 @@ class TaskIndex:
     def match(self, user_id: str, instruction: str) -> Task:
         """The task of a tau-bench entry from its ``user_id`` and ``instruction``; raises
         :class:`UnknownTask` when none or several fit equally well."""
-        candidates = [task for task in self.tasks.values() if user_id and user_id.lower() in self._scenario(task)]
+        candidates = [task for task in self._every() if user_id and user_id.lower() in self._scenario(task)]
         if not candidates:
             raise UnknownTask(f"no task of {self.described} names user {user_id!r}")
         opener = _words(f"You are {user_id}.")
@@ -98,7 +110,7 @@ class TaskIndex:
             shown = ", ".join(f"{task_id} ({score}/{len(sentences)} sentences)" for score, task_id in scores[:4])
             raise UnknownTask(f"ambiguous task for user {user_id!r}: no single task of {self.described} fits the "
                               f"instruction best ({shown}); name it with tau2_task_id")
-        return self.tasks[best_id]
+        return next(task for task in candidates if task.id == best_id)
 
     def _scenario(self, task: Task) -> str:
         found = self._scenarios.get(task.id)

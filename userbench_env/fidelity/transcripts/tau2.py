@@ -113,6 +113,9 @@ def read_results(path: str | Path) -> dict[str, Any]:
         raise NotThisFormat(f"{path} is not a tau2 results file: not JSON ({exc})") from None
     if isinstance(data, list) and data and isinstance(data[0], dict) and "traj" in data[0]:
         raise NotThisFormat(f"{path} is a tau-bench trajectory list, not a tau2 results file: use --format taubench")
+    if isinstance(data, dict) and "simulations" not in data and "simulation_index" in data:
+        raise NotThisFormat(f"{path} is the metadata of a tau2 'dir'-format run (its simulations are separate files): "
+                            "load it with tau2's Results.load and save it as one JSON file")
     if not isinstance(data, dict) or not isinstance(data.get("simulations"), list):
         raise NotThisFormat(f"{path} is not a tau2 results file: expected a JSON object with a 'simulations' list")
     return data
