@@ -42,13 +42,15 @@ class Plans:
 
 
 def _events(tracker: RuleTracker) -> Counter[tuple[str, int]]:
+    """Every violation the tracker's rules logged so far, as ``(criterion id, turn)`` counts."""
     return Counter((event["id"], event["turn"]) for event in tracker.events())
 
 
 def _counts(transcript: Transcript) -> dict[str, int]:
-    """The env's per-episode counters, read from the messages (the greeting is not a turn's text)."""
+    """The env's per-episode counters, read from the messages (questions are counted in the
+    agent's texts after its turn-0 greeting, as the env counts them)."""
     messages = transcript.messages
-    agent_texts = [m for m in messages[1:] if m.role == "assistant" and not m.tool_calls]
+    agent_texts = [m for m in messages if m.role == "assistant" and not m.tool_calls and m.turn > 0]
     return {
         "turns": max((m.turn for m in messages), default=0),
         "agent_tool_calls": sum(len(m.tool_calls or ()) for m in messages if m.role == "assistant"),
