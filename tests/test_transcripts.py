@@ -179,6 +179,8 @@ def test_an_exported_run_scores_back_to_the_envs_own_verdicts(domain, tmp_path) 
         assert (line["criteria"], line["ufs_pass"], line["failures_per_family"]) == \
             (record["criteria"], record["ufs_pass"], record["failures_per_family"]), key
         assert line["proxy"] == record["proxy"] and line["reward"] == record["reward"]
+        counters = ("turns", "agent_tool_calls", "user_tool_calls", "tool_errors", "agent_questions")
+        assert {c: line[c] for c in counters} == {c: record[c] for c in counters}, key
 
 
 def test_a_tau2_run_scores_back_from_the_tasks_in_its_file(tmp_path) -> None:
