@@ -26,9 +26,12 @@ Conventions (for anyone adding to the README or a docs page):
 * A relative link ``[text](path#anchor)`` must name an existing file and, for a Markdown
   page, one of its headings (GitHub's anchor of it). Every docs page is listed in
   ``docs/index.md`` and in the README's documentation table.
+* README.md stays at most 15 KB (details go to a docs page), and every line telling
+  ``pip install`` to fetch torch names PyTorch's CPU index (PyPI's torch is a CUDA build).
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -285,8 +288,6 @@ def test_get_the_data_names_the_pinned_tau2_commit() -> None:
     assert TAU2_COMMIT in section and TAU2_REPOSITORY in section and "USERBENCH_TAU2_DATA" in section
     with pytest.raises(Tau2DataNotFound, match=TAU2_COMMIT):
         tau2_root(ROOT / "no-such-folder")
-    import json
-
     meta = json.loads((resources.tau2_golden() / "meta.json").read_text(encoding="utf-8"))
     assert meta["source_commit"] == TAU2_COMMIT
     assert meta["source_repository"] in TAU2_REPOSITORY
