@@ -1,7 +1,7 @@
 """The hand-written fidelity corpus: its loader, its replay against the scripted agent, its
 scoring, the ``validate-fidelity --corpus`` command and the perturbed proxy's natural bank.
 
-Recall numbers are reported by the command, not asserted here (see the README)."""
+Recall numbers are reported by the command, not asserted here (see docs/fidelity.md)."""
 from __future__ import annotations
 
 import json

@@ -43,6 +43,7 @@ def example_module():
 
 
 WEIGHTED_PROXY = "perturbed:volunteers_unasked_info@0.5+scripted"
+INSTALL_TRL = "pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e '.[trl]'"
 
 
 def train(tmp_path_factory, reward: str, proxies: tuple[str, ...], num_generations: int, rollout_seeds: bool = False) -> dict:
@@ -51,7 +52,7 @@ def train(tmp_path_factory, reward: str, proxies: tuple[str, ...], num_generatio
 
     for name in ("torch", "transformers", "gguf", "trl", "datasets", "accelerate"):
         if importlib.util.find_spec(name) is None:
-            resources.go_without(f"{name} is not installed: pip install torch==2.13.0 && pip install -e '.[trl]'", "local-model")
+            resources.go_without(f"{name} is not installed: {INSTALL_TRL}", "local-model")
     try:
         default_gguf_path()
     except ModelNotInstalled as exc:
