@@ -174,7 +174,8 @@ def test_a_labelled_turn_beyond_its_conversation_names_its_label_line(tmp_path) 
     flags.turn_counts["e1"] = 5
     with pytest.raises(LabelError) as raised:
         check_turns_exist(sets, flags)
-    assert str(raised.value) == f"{tmp_path / 'raterA_x.jsonl'}:4: customer turn 6 of e1, which has 5 customer turn(s) in the transcripts"
+    assert str(raised.value) == (f"{tmp_path / 'raterA_x.jsonl'}:4: customer turn 6 of e1, "
+                                 "which has 5 customer turn(s) in the transcripts")
     with pytest.raises(LabelError, match="none of the labelled conversations is among the scored transcripts"):
         check_turns_exist(sets, RuleFlags({}, {}, {"other": 3}))
 

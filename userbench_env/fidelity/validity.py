@@ -252,7 +252,8 @@ def validity(sets: list[LabelledSet], flags: RuleFlags) -> Validity:
     """The rules' flags against the rater-agreed turns of ``sets`` (pooled when several).
     Conversations that were not scored are left out and listed in ``unscored_episodes``."""
     covered = rule_modes()
-    turns = [t for t in rated_turns(sets) if t.key[0] in flags.turn_counts]
+    labelled = rated_turns(sets)
+    turns = [t for t in labelled if t.key[0] in flags.turn_counts]
     counted = [t for t in turns if t.agreed]
     on_flags, confirmed, violations, hits = Counter(), Counter(), Counter(), Counter()
     false_flags, misses = [], []
@@ -298,7 +299,7 @@ def validity(sets: list[LabelledSet], flags: RuleFlags) -> Validity:
         flags=total_flags, confirmed=total_confirmed, precision=_ratio(total_confirmed, total_flags),
         violations=total_violations, flagged=total_hits, recall=_ratio(total_hits, total_violations),
         episodes=len(episodes), episode_agree=agree, raters_faithful=raters_ok, rules_pass=rules_ok,
-        unscored_episodes=sorted({t.key[0] for t in rated_turns(sets)} - set(flags.turn_counts)),
+        unscored_episodes=sorted({t.key[0] for t in labelled} - set(flags.turn_counts)),
         false_flags=false_flags, misses=misses, episode_disagreements=disagreements,
     )
 
