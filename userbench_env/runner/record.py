@@ -2,7 +2,8 @@
 
 A record is the JSON form of :class:`~userbench_env.core.episode.EpisodeRecord` plus a
 few extra fields (``hosting``, ``reward_excluding_nl``, ``nl_pending``,
-``invalid_actions``). ``error`` is set only for infrastructure failures (the proxy or
+``invalid_actions``, ``settings``: the :class:`~userbench_env.runner.settings.RunSettings`
+of the run, ``None`` outside ``eval``). ``error`` is set only for infrastructure failures (the proxy or
 the judge failed, or the episode crashed): such records are excluded from every rate
 and reported separately, and ``--retry-errors`` reruns them.
 """
@@ -35,6 +36,7 @@ class EpisodeMeta(BaseModel):
     agent: str = ""
     hosting: str = "local"
     options: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] | None = None
 
 
 def is_success(record: dict[str, Any]) -> bool:
@@ -87,6 +89,7 @@ def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: floa
         reward_excluding_nl=episode.get("reward_excluding_nl"),
         nl_pending=bool(episode.get("nl_pending", False)),
         invalid_actions=int(info.get("invalid_actions", 0)),
+        settings=meta.settings,
     )
     return record
 
@@ -98,5 +101,5 @@ def crash_record(meta: EpisodeMeta, exc: BaseException, duration_s: float) -> di
         trial=meta.trial, seed=meta.seed, proxy=meta.proxy, agent=meta.agent, termination="crash",
         error=f"crash: {type(exc).__name__}: {exc}", duration_s=round(duration_s, 6),
     ).model_dump(mode="json")
-    record.update(hosting=meta.hosting, traceback="".join(traceback.format_exception(exc))[-4000:])
+    record.update(hosting=meta.hosting, settings=meta.settings, traceback="".join(traceback.format_exception(exc))[-4000:])
     return record
