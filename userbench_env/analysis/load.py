@@ -62,8 +62,9 @@ def reprice(records: list[dict[str, Any]], prices: Any) -> list[dict[str, Any]]:
     """Copies of ``records`` with ``user_cost_usd`` recomputed from their tokens.
 
     A record whose proxy names a model is priced with the override table ``prices``
-    (dollars per million input/output tokens), else litellm's price map; a model with
-    no known price keeps its recorded cost.
+    (dollars per million input/output tokens), else litellm's price map, and counts as
+    priced from then on; a model with no known price keeps its recorded cost (and stays
+    unpriced when it was).
     """
     from userbench_env.pricing import call_cost, load_prices
 
@@ -77,5 +78,6 @@ def reprice(records: list[dict[str, Any]], prices: Any) -> list[dict[str, Any]]:
             cost = call_cost(str(model), *tokens, table)
             if cost is not None:
                 copy["user_cost_usd"] = cost
+                copy["user_provenance"] = {**record["user_provenance"], "priced": True}
         out.append(copy)
     return out

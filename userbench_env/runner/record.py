@@ -44,6 +44,16 @@ def is_success(record: dict[str, Any]) -> bool:
     return float(record.get("reward") or 0.0) >= SUCCESS_REWARD
 
 
+def user_cost(record: dict[str, Any]) -> float | None:
+    """The user side's cost of the episode in USD, or ``None`` when it is unknown: some call went
+    to a model with no known price (``user_provenance.priced`` is false; ``--prices`` can price
+    it). A proxy that calls no model (scripted, replay) really costs 0."""
+    provenance = record.get("user_provenance")
+    if isinstance(provenance, dict) and provenance.get("priced") is False:
+        return None
+    return float(record.get("user_cost_usd") or 0.0)
+
+
 def _injections(env: Any) -> list[dict[str, Any]]:
     """The ground-truth injections of a perturbed proxy (``[]`` for other proxies)."""
     return [dict(i) for i in getattr(env.user_proxy, "injections", None) or []]

@@ -76,11 +76,12 @@ SOME_VS_OTHERS = ("in some records", "in others")
 def differences(first: Mapping[str, Any], second: Mapping[str, Any], sides: tuple[str, str] = STORE_VS_RUN,
                 prefix: str = "") -> list[str]:
     """``"<prefix><field> <first> <side 1>, <second> <side 2>"`` for each field whose values differ."""
-    return [f"{prefix}{name} {_show(first.get(name))} {sides[0]}, {_show(second.get(name))} {sides[1]}"
+    return [f"{prefix}{name} {show_value(first.get(name))} {sides[0]}, {show_value(second.get(name))} {sides[1]}"
             for name in sorted(set(first) | set(second)) if first.get(name) != second.get(name)]
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """A setting's value as text: ``-`` for none, JSON for a mapping or list."""
     return "-" if value is None else json.dumps(value, sort_keys=True) if isinstance(value, (dict, list)) else str(value)
 
 
