@@ -64,9 +64,9 @@ def report_errors(records: list[dict[str, object]]) -> int:
     if not errors:
         return 0
     every = len(errors) == len(records)
-    share = "every episode run" if every else f"{len(errors)} of {len(records)} episodes"
-    print(f"userbench eval: {share} ended in an infrastructure error ({len(errors)}, in no rate); first errors:",
-          file=sys.stderr)
+    what = (f"every episode run ended in an infrastructure error ({len(errors)})" if every else
+            f"{len(errors)} of {len(records)} episodes ended in an infrastructure error (in no rate)")
+    print(f"userbench eval: {what}; first errors:", file=sys.stderr)
     for message in _first_errors(errors):
         print(f"  {message}", file=sys.stderr)
     print("userbench eval: fix the cause, then run the same command with --retry-errors to rerun them",
