@@ -30,10 +30,15 @@ def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
     """The latest record per key over ``paths`` (a later file or line supersedes), in first-seen order,
     with the count of unreadable lines per store.
 
-    Raises ``FileNotFoundError`` naming a missing store and :class:`NotARunStore` for a
-    non-empty file none of whose lines is an episode record (a JSON object with a ``key``).
+    Raises ``FileNotFoundError`` naming a missing store, :class:`NotARunStore` for a
+    non-empty file none of whose lines is an episode record (a JSON object with a ``key``),
+    and :class:`~userbench_env.runner.settings.SettingsMismatch` when the records (superseded
+    ones too) answer different questions, so a later store never silently replaces them.
     """
+    from userbench_env.runner.settings import common_settings
+
     latest: dict[str, dict[str, Any]] = {}
+    everything: list[dict[str, Any]] = []
     unreadable: dict[str, int] = {}
     for path in paths:
         store = EpisodeStore(path)
@@ -50,6 +55,8 @@ def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
             raise NotARunStore(f"{store.path} is not a run store: none of its lines is an episode record "
                                "(one JSON object with a 'key' per line, as `userbench eval` writes)")
         latest.update((r["key"], r) for r in records)
+        everything += records
+    common_settings(everything)
     return Runs(list(latest.values()), unreadable)
 
 
