@@ -143,13 +143,13 @@ def common_settings(records: Iterable[Mapping[str, Any]]) -> dict[str, Any] | No
         else:
             found = differences(first, second, SOME_VS_OTHERS)
         raise SettingsMismatch(f"the records answer different questions ({'; '.join(found)}): report the stores of "
-                               "each settings separately")
+                               "each question separately")
     for proxy, seen in options.items():
         if len(seen) > 1:
             first, second = list(seen.values())[:2]
             found = differences(first, second, SOME_VS_OTHERS, prefix=f"{proxy} option ")
             raise SettingsMismatch(f"the records measure one proxy with different options ({'; '.join(found)}): "
-                                   "report the stores of each settings separately")
+                                   "report the stores of each setting separately")
     question = next(iter(questions.values()), None)
     if question is None:
         return None
