@@ -90,15 +90,15 @@ def _by_cost(points: Iterable[Point]) -> list[Point]:
 
 
 def check_q(q: float) -> float:
-    """``q`` when it is a required fidelity (a UFS share in (0, 1]); ``ValueError`` otherwise."""
+    """``q`` when it is a required fidelity for ``frontier --q`` (a UFS share in (0, 1]);
+    ``ValueError`` otherwise."""
     if not 0 < q <= 1:
         raise ValueError(f"a required UFS q must be in (0, 1], got {q:g}")
     return q
 
 
 def select(points: list[Point], q: float) -> str | None:
-    """``U*(q)``: the cheapest priced proxy with UFS >= q, or None (``ValueError`` for q outside (0, 1])."""
-    check_q(q)
+    """``U*(q)``: the cheapest priced proxy with UFS >= q, or None."""
     for p in _by_cost(priced(points)):
         if p.ufs >= q:
             return p.proxy

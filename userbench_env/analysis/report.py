@@ -11,8 +11,9 @@ Definitions (records with ``error`` set are infrastructure errors: they count on
 * **per proxy**: R_tau and UFS are unweighted means over the proxy's domains (domains
   without a UFS verdict are left out of the UFS mean); cost per simulation and prompt /
   completion tokens are means per episode; the cost is ``None`` with ``priced`` false
-  when any episode called a model with no known price (unpriced is unknown, not $0); ``success_fail_ufs`` is the share of
-  agent-successful episodes (reward 1) with a verdict that fail UFS.
+  when any episode called a model with no known price (unpriced is unknown, not $0);
+  ``success_fail_ufs`` is the share of agent-successful episodes (reward 1) with a
+  verdict that fail UFS.
 * **families**: frequency = share of a proxy's episodes with a verdict in which the
   family has at least one failed criterion. Effect on the agent's pass rate, per cell
   with at least ``min_side`` (5) judged episodes with the family failing and 5

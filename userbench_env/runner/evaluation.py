@@ -165,7 +165,7 @@ class UnknownTaskIds(UserError, ValueError):
 def run_settings(spec: str, config: EvalConfig) -> RunSettings:
     """The settings of the episodes of proxy ``spec`` in this run (:mod:`userbench_env.runner.settings`)."""
     return RunSettings(
-        agent=config.agent, agent_options=outcome_options(config.agent_options if is_llm_spec(config.agent) else {}),
+        agent=config.agent, agent_options=outcome_options(agent_options(config)),
         max_turns=config.max_turns, judge=config.judge, rubrics=config.rubrics, source=config.source,
         split=config.split, proxy_options=outcome_options(proxy_options(spec, config)),
     )

@@ -110,24 +110,41 @@ class EpisodeStore:
 
     @contextlib.contextmanager
     def exclusive(self) -> Iterator[None]:
-        """Hold the store's writer lock while the block runs (creating an empty store if there
-        is none); :class:`StoreBusy` at once when another process holds it."""
+        """Hold the store's writer lock while the block runs; :class:`StoreBusy` at once when
+        another process holds it. The store file is created for the lock and removed again
+        when the block wrote nothing into a store that did not exist."""
         try:
             import fcntl
         except ImportError:  # no flock on this platform: no lock
             yield
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("ab") as handle:
-            try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise StoreBusy(f"{self.path} is being written by another process (two writers would double its "
-                                "episodes): wait for that run to end, or write to another --out") from None
+        created = not self.path.exists()
+        with self._locked(fcntl):
             try:
                 yield
             finally:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+                with contextlib.suppress(FileNotFoundError):
+                    if created and self.path.stat().st_size == 0:  # still holding the lock: no writer sees it go
+                        self.path.unlink()
+
+    def _locked(self, fcntl: Any) -> Any:
+        """The store file, opened and locked (its handle; closing it releases the lock). A file its
+        last writer removed while this one was opening it is opened again."""
+        while True:
+            handle = self.path.open("ab")
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                handle.close()
+                raise StoreBusy(f"{self.path} is being written by another process (two writers would double its "
+                                "episodes): wait for that run to end, or write to another --out") from None
+            try:
+                if os.path.samestat(os.fstat(handle.fileno()), os.stat(self.path)):
+                    return handle
+            except FileNotFoundError:
+                pass
+            handle.close()
 
     def _repair_tail(self) -> None:
         """Cut a torn last line (left by a killed writer) before appending."""
