@@ -29,6 +29,7 @@ import pytest
 import resources
 import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.agents import ScriptedAgent
+from userbench_env.errors import extra_hint
 from userbench_env.integrations.episode import episode_rows, score_episode
 from userbench_env.tasks import load_task
 
@@ -148,7 +149,7 @@ def oracle(tmp_path_factory):
     """The oracle endpoint (knowing the first three retail test tasks, clean and gated), its
     key, and an offline ``PATH`` (:func:`offline_path`) for everything verifiers runs."""
     if importlib.util.find_spec("verifiers") is None:
-        resources.go_without("verifiers is not installed: pip install -e '.[verifiers]'", "verifiers")
+        resources.go_without(f"verifiers is not installed: {extra_hint('verifiers')}", "verifiers")
     rows = episode_rows(ENV_ID, "test", limit=3)
     known = {**openings(rows), **openings([{**rows[0], "user_proxy": GATE_FAILING_PROXY}])}
     with OracleServer(known) as server, pytest.MonkeyPatch.context() as patch:
@@ -224,7 +225,7 @@ def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
 
 def test_the_harness_falls_back_to_verifiers_own_path_for_a_script_this_python_cannot_run() -> None:
     if importlib.util.find_spec("verifiers") is None:
-        resources.go_without("verifiers is not installed: pip install -e '.[verifiers]'", "verifiers")
+        resources.go_without(f"verifiers is not installed: {extra_hint('verifiers')}", "verifiers")
     from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
 
     from userbench_env.integrations.verifiers_harness import script_metadata, unmet_requirements

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 import resources
+from userbench_env.errors import extra_hint
 from userbench_env.integrations.episode import score_episode
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")]
@@ -51,7 +52,7 @@ def train(tmp_path_factory, reward: str, proxies: tuple[str, ...], num_generatio
 
     for name in ("torch", "transformers", "gguf", "trl", "datasets", "accelerate"):
         if importlib.util.find_spec(name) is None:
-            resources.go_without(f"{name} is not installed: pip install torch==2.13.0 && pip install -e '.[trl]'", "local-model")
+            resources.go_without(f"{name} is not installed: {extra_hint('trl')}", "local-model")
     try:
         default_gguf_path()
     except ModelNotInstalled as exc:
