@@ -223,14 +223,29 @@ def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
     assert trace["rewards"]["r_tau"]["score"] == episode["reward"] == 1.0
 
 
-def test_the_harness_falls_back_to_verifiers_own_path_for_a_script_this_python_cannot_run() -> None:
+def test_the_harness_runs_the_chat_program_here_only_when_this_python_has_its_packages() -> None:
     if importlib.util.find_spec("verifiers") is None:
         resources.go_without(f"verifiers is not installed: {extra_hint('verifiers')}", "verifiers")
     from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
+    from verifiers.v1.runtimes import SubprocessConfig, SubprocessRuntime
 
-    from userbench_env.integrations.verifiers_harness import script_metadata, unmet_requirements
+    from userbench_env.integrations.verifiers_harness import (
+        prepare_with_this_interpreter,
+        prepared_script_path,
+        script_metadata,
+        unmet_requirements,
+    )
 
     assert "mcp==2.0.0" in script_metadata(CHAT_PROGRAM_SOURCE)["dependencies"]
     assert unmet_requirements(CHAT_PROGRAM_SOURCE) == []  # verifiers' own dependencies
     other = '# /// script\n# requires-python = ">=99"\n# dependencies = ["httpx>=0", "no-such-package-x1"]\n# ///\n'
     assert unmet_requirements(other) == ["python>=99", "no-such-package-x1"]
+    runtime = SubprocessRuntime(SubprocessConfig())
+    assert prepare_with_this_interpreter(runtime, other) is False  # left to verifiers' uv path
+    assert prepare_with_this_interpreter(runtime, CHAT_PROGRAM_SOURCE) is True
+    path = prepared_script_path(runtime, CHAT_PROGRAM_SOURCE)
+    with open(path, encoding="utf-8") as script:
+        assert script.read() == CHAT_PROGRAM_SOURCE
+    # verifiers' own launch path now runs it on this interpreter, without uv
+    argv = asyncio.run(runtime.prepare_uv_script(CHAT_PROGRAM_SOURCE, {}, activate=False))
+    assert argv == [sys.executable, path]
