@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's real-proxy table: SmolLM2-135M-Instruct as the user at three settings (temperature
+# The real-proxy table of docs/benchmarks.md: SmolLM2-135M-Instruct as the user at three settings (temperature
 # 0 and 0.7 with our short simulation guideline; temperature 0 with tau2's full one) against
 # the scripted agent on the bundled worlds and tau2 airline/retail (one task per domain, at most
 # 4 agent turns, 32 tokens per reply), the scripted proxy as the faithful reference; then report

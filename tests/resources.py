@@ -74,6 +74,12 @@ def apb_sample(module_level: bool = False) -> Path:
     return _require_folder("USERBENCH_APB_SAMPLE", "apb-sample", ".", "AgentPersonaBench sample", module_level)
 
 
+def real_transcripts(module_level: bool = False) -> Path:
+    """The real LLM-user transcripts (``$USERBENCH_REAL_TRANSCRIPTS``, tau-bench's GPT-4o airline list)."""
+    return _require_folder("USERBENCH_REAL_TRANSCRIPTS", "real-transcripts", "taubench-gpt4o-airline.json",
+                           "real LLM-user transcripts", module_level)
+
+
 def chromium() -> None:
     """Chromium for Web-v0 (Debian package ``chromium`` or ``$USERBENCH_CHROMIUM``)."""
     from userbench_env.surfaces.web.browser import chromium_path

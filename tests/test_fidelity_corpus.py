@@ -1,7 +1,7 @@
 """The hand-written fidelity corpus: its loader, its replay against the scripted agent, its
 scoring, the ``validate-fidelity --corpus`` command and the perturbed proxy's natural bank.
 
-Recall numbers are reported by the command, not asserted here (see the README)."""
+Recall numbers are reported by the command, not asserted here (see docs/fidelity.md)."""
 from __future__ import annotations
 
 import json
@@ -26,7 +26,7 @@ SHARE_MODES = ("volunteers_unasked_info", "dumps_blueprint", "invents_unknown_in
 
 
 def _line(**overrides) -> str:
-    case = {"id": "t-1", "domain": "airline", "source": "tau2", "split": "base", "task_id": "3",
+    case = {"id": "t-1", "writer": "unit", "domain": "airline", "source": "tau2", "split": "base", "task_id": "3",
             "turns": [{"text": "hi, how many bags can I bring?"}], "expect": [], "note": "test"}
     case.update(overrides)
     return json.dumps(case)
@@ -41,6 +41,7 @@ def _line(**overrides) -> str:
     (_line(turns=[{"text": "hi", "tool_call": {"name": "x"}}]), r"bad\.jsonl:1: turns\.0: .*either"),
     (_line(turns=[]), r"bad\.jsonl:1: turns"),
     (_line(colour="red"), r"bad\.jsonl:1: colour: Extra inputs"),
+    (_line(writer=""), r"bad\.jsonl:1: writer"),
     (_line(origin="x:1"), r"bad\.jsonl:1: 'origin' is set by the loader"),
     (_line() + "\n\n" + _line(), r"bad\.jsonl:3: duplicate id 't-1' \(first at .*bad\.jsonl:1\)"),
 ])
@@ -67,7 +68,7 @@ def test_the_loader_reads_a_file_or_a_directory_and_says_when_there_is_none(tmp_
 
 
 def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_errors(tau2_data):
-    base = {"domain": "airline", "source": "tau2", "split": "base", "task_id": "3", "note": "unit"}
+    base = {"writer": "unit", "domain": "airline", "source": "tau2", "split": "base", "task_id": "3", "note": "unit"}
     opening = {"text": "Hi, how many suitcases can I bring on my upcoming flight?"}
     cases = [
         # the transfer token unprompted at turn 1: detected
@@ -100,6 +101,11 @@ def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_er
     assert set(errors) == {"u-5", "u-6"} and "no recorded user turn left" in errors["u-5"]
     assert report["cases"] == 4  # the cases scored: the two that did not replay are listed, not counted
     assert "1 scripted turn(s) left unreplayed" in errors["u-6"]
+    # per writer: the replayed cases only; u-4's alarm, u-1's hit and the two misses
+    assert report["by_writer"] == {"unit": {
+        "cases": 4, "clean_episodes": 1, "false_alarm_episodes": 1, "false_alarm_rate": 1.0, "labels": 3, "detected": 1,
+        "recall": 1 / 3, "modes": {"premature_stop": {"cases": 1, "detected": 0},
+                                   "unprompted_transfer": {"cases": 2, "detected": 1}}}}
 
 
 def test_wilson_interval():

@@ -48,6 +48,8 @@ SUBCOMMANDS: dict[str, str] = {
     "eval": "userbench_env.runner.cli",
     "report": "userbench_env.analysis.cli",
     "frontier": "userbench_env.analysis.cli",
+    "score-transcripts": "userbench_env.fidelity.transcripts.cli",
+    "export": "userbench_env.fidelity.transcripts.cli",
     "tasks": "userbench_env.tasks.cli",
 }
 

@@ -11,10 +11,14 @@ from functools import lru_cache
 from pathlib import Path
 
 TAU2_ENV_VAR = "USERBENCH_TAU2_DATA"
+#: tau2-bench's repository and the commit (package ``tau2`` 1.0.1) whose data and code our
+#: domains, golden fixtures and byte-compatibility tests were made against.
+TAU2_REPOSITORY = "https://github.com/sierra-research/tau2-bench"
+TAU2_COMMIT = "a2c024725189473d2d7cea3a5cfdbcc67478e41f"
 
 _HOW_TO_GET_TAU2 = (
-    "Get the data with `git clone https://github.com/sierra-research/tau2-bench` and point "
-    f"{TAU2_ENV_VAR} at its `data/tau2` folder (the one containing `domains/` and "
+    f"Get the data with `git clone {TAU2_REPOSITORY} && git -C tau2-bench checkout {TAU2_COMMIT}` "
+    f"and point {TAU2_ENV_VAR} at its `data/tau2` folder (the one containing `domains/` and "
     "`user_simulator/`), or pass the path explicitly. Without it, use source='bundled'."
 )
 

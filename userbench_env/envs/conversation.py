@@ -39,7 +39,9 @@ domain world executes tool calls. An explicit state machine, no threads:
   excluding NL and ``info["episode_record"]["nl_pending"]`` is true.
 
 Rule-checked fidelity criteria (the task's rubric, else ``from_blueprint``, plus the
-task's rubric file under ``rubrics``) run after every message and tool call; judge
+task's rubric file under ``rubrics``) run after every message and tool call, fed as the user
+saw them by :class:`~userbench_env.fidelity.feeding.TrackerFeed` (the path transcripts
+scored afterwards take too); judge
 criteria are graded at the end by ``judge`` (a model spec), left ``pending`` for a
 batch grader (``judge="deferred"``) or not graded (``judge=None``, reported
 ``not_applicable`` with source ``unjudged``). A perturbed proxy's injections are
@@ -68,6 +70,7 @@ from userbench_env.envs.info import Counters, episode_summary, step_info
 from userbench_env.core.limits import InputLimits, arguments_problem, clip_observation, resolve_limits, value_problem
 from userbench_env.envs.spaces import AnyText
 from userbench_env.fidelity.criteria import task_criteria
+from userbench_env.fidelity.feeding import TrackerFeed
 from userbench_env.fidelity.grading import grade_criteria
 from userbench_env.fidelity.rubrics import load_rubric
 from userbench_env.fidelity.probe import probe_episode
@@ -222,6 +225,7 @@ class ConversationEnv(gym.Env[str, str]):
         self.user_tools = self._user_tool_schemas(task)
         self.counters = Counters()
         self.tracker = RuleTracker(self._rule_plan(task))
+        self._feed = TrackerFeed()
         self._done, self._truncated, self._over_limit = False, False, False
         self.termination: str | None = None
         self.error: str | None = None
@@ -230,7 +234,7 @@ class ConversationEnv(gym.Env[str, str]):
         greeting = Message(role="assistant", content=GREETING, turn=0)
         self.messages = [greeting]
         self._view: list[Message] = [greeting]
-        self.tracker.agent_text(0, GREETING)
+        self._feed.message(self.tracker, greeting)
         observation = self._observation((yield from self._user_turn(0)))
         info = self._info()
         info.update(task_id=task.id, tools=self.world.tool_schemas("agent"), system_prompt=agent_system_prompt(self.world.policy),
@@ -266,7 +270,7 @@ class ConversationEnv(gym.Env[str, str]):
             self.messages.append(message)
             self._view.append(message)
             counters.agent_questions += is_question(text)
-            self.tracker.agent_text(turn, text)
+            self._feed.message(self.tracker, message)
             if AGENT_STOP in text:
                 observation = ""
                 self._finish("agent_stop")
@@ -295,9 +299,10 @@ class ConversationEnv(gym.Env[str, str]):
         calls = [
             c.model_copy(update={"id": c.id or f"call_{turn}_{i}", "requestor": "assistant"}) for i, c in enumerate(calls)
         ]
-        self.messages.append(Message(role="assistant", content=text, tool_calls=calls, turn=turn))
+        request = Message(role="assistant", content=text, tool_calls=calls, turn=turn)
+        self.messages.append(request)
+        self._feed.message(self.tracker, request)
         results = []
-        wanted = self.tracker.agent_call_names
         deadline = time.monotonic() + self.limits.action_seconds
         for call in calls:
             left = min(self.limits.tool_seconds, deadline - time.monotonic())
@@ -309,11 +314,10 @@ class ConversationEnv(gym.Env[str, str]):
                 result = self._execute(call, left)
             self.counters.agent_tool_calls += 1
             self.counters.tool_errors += result.error
-            if wanted is None or call.name in wanted:  # other agent calls no rule reacts to
-                self.tracker.tool_call(turn, call, result)
-            self.messages.append(
-                Message(role="tool", content=result.content, tool_call_id=call.id, requestor="assistant", error=result.error, turn=turn)
-            )
+            answer = Message(role="tool", content=result.content, tool_call_id=call.id, requestor="assistant",
+                             error=result.error, turn=turn)
+            self.messages.append(answer)
+            self._feed.message(self.tracker, answer)
             results.append({"id": call.id, "name": call.name, "content": result.content, "error": result.error})
         return results[0]["content"] if len(results) == 1 else json.dumps(results)
 
@@ -340,7 +344,7 @@ class ConversationEnv(gym.Env[str, str]):
             message = Message(role="user", content=text, turn=turn)
             self.messages.append(message)
             self._view.append(message)
-            self.tracker.user_text(turn, text)
+            self._feed.message(self.tracker, message)
             if find_stop(text) is not None:
                 self._finish("user_stop")
             return text
@@ -364,10 +368,11 @@ class ConversationEnv(gym.Env[str, str]):
             result = ToolResult(content="Error: User tools not available", error=True)
         self.counters.user_tool_calls += 1
         self.counters.tool_errors += result.error
-        self.tracker.tool_call(turn, call, result)
         answer = Message(role="tool", content=result.content, tool_call_id=call.id, requestor="user", error=result.error, turn=turn)
         self.messages.extend((request, answer))
         self._view.extend((request, answer))
+        self._feed.message(self.tracker, request)
+        self._feed.message(self.tracker, answer)
 
     # -- ending ----------------------------------------------------------------------
     def _infrastructure_error(self, exc: Exception) -> None:

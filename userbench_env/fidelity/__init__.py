@@ -5,7 +5,10 @@
 ``rules`` holds the registry of deterministic checks run after every message;
 ``judge`` grades judge criteria one at a time; ``scoring`` turns verdicts into UFS;
 ``rubrics`` stores versioned rubric files; ``generate`` writes rubrics with an LLM;
-``validate`` measures the checkers against the perturbed proxy's ground truth.
+``validate`` measures the checkers against the perturbed proxy's ground truth;
+``feeding`` turns an episode's recorded messages into the tracker's feeding calls (the
+env's path); ``transcripts`` scores other harnesses' transcripts (tau2 results files,
+tau-bench lists) along that path and exports runs as tau2 results.
 
 Importing this package registers the ``perturbed:<modes>@<rate>+<base spec>`` proxy
 spec (the proxy module is imported only when such a spec is built).

@@ -85,6 +85,11 @@ def format_corpus(report: dict[str, Any]) -> str:
     if rate is not None:
         lines.append(f"false alarms: {corpus['false_alarm_episodes']} of {corpus['clean_episodes']} clean episodes "
                      f"({rate:.3f}, 95% CI [{ci[0]:.3f},{ci[1]:.3f}])")
+    for name, writer in corpus.get("by_writer", {}).items():
+        alarms = "-" if writer["false_alarm_rate"] is None else (
+            f"{writer['false_alarm_episodes']}/{writer['clean_episodes']}={writer['false_alarm_rate']:.3f}")
+        lines.append(f"writer {name:12} {writer['cases']:4d} cases  false alarms {alarms:>14}  "
+                     f"recall {_recall(writer['detected'], writer['labels']):>15}")
     for error in corpus["replay_errors"]:
         lines.append(f"REPLAY ERROR {error['id']} ({error['origin']}): {error['error']}")
     for failure in corpus["clean_reward_failures"]:

@@ -4,11 +4,14 @@ Format (the repository's ``tests/fidelity_corpus/`` and any hidden evaluation se
 a directory of ``*.jsonl`` files (or one such file), one case per line, blank lines
 ignored::
 
-    {"id": "airline-0001", "domain": "airline", "source": "tau2", "split": "base",
-     "task_id": "12", "turns": [{"text": "hi, I need to ..."},
+    {"id": "airline-0001", "writer": "house", "domain": "airline", "source": "tau2",
+     "split": "base", "task_id": "12", "turns": [{"text": "hi, I need to ..."},
                                 {"tool_call": {"name": "toggle_data", "arguments": {}}}],
      "expect": [{"mode": "volunteers_unasked_info", "turn": 0}], "note": "what it tests"}
 
+* ``writer``: who wrote the script (a short name). Validity is reported per writer, so a
+  rule tuned on one writer's style is seen failing on another's (leave one writer out).
+  ``house`` marks the cases written alongside the rules by the sessions that tuned them.
 * ``domain``: ``airline``, ``retail``, ``telecom`` or ``banking``; ``source``: ``tau2`` or
   ``bundled``; ``split`` (optional): the task split, default the source's default split;
   ``task_id``: the task the script is written for.
@@ -115,6 +118,7 @@ class CorpusCase(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: str = Field(min_length=1)
+    writer: str = Field(min_length=1)
     domain: Domain
     source: Literal["tau2", "bundled"]
     split: str | None = None
@@ -302,6 +306,27 @@ def _text(case: CorpusCase, entry: int) -> str:
     return turn.text if turn.text is not None else f"<tool call {turn.tool_call.name if turn.tool_call else ''}>"
 
 
+class _WriterTally:
+    """One writer's cases in :func:`score_corpus`: false alarms on their clean scripts and
+    detections of their labelled violations, per mode."""
+
+    def __init__(self) -> None:
+        self.cases = self.clean = self.flagged = 0
+        self.modes: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+
+    def label(self, mode: str, found: bool) -> None:
+        self.modes[mode][0] += 1
+        self.modes[mode][1] += found
+
+    def report(self) -> dict[str, Any]:
+        labels = sum(cases for cases, _ in self.modes.values())
+        detected = sum(hits for _, hits in self.modes.values())
+        return {"cases": self.cases, "clean_episodes": self.clean, "false_alarm_episodes": self.flagged,
+                "false_alarm_rate": self.flagged / self.clean if self.clean else None,
+                "labels": labels, "detected": detected, "recall": detected / labels if labels else None,
+                "modes": {mode: {"cases": cases, "detected": hits} for mode, (cases, hits) in sorted(self.modes.items())}}
+
+
 def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
     """Replay every case and score the rules (and the judge, when given) on them.
 
@@ -311,8 +336,10 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
     "text", "logged"}], "false_alarms", "false_alarm_rate", "misses": [{"id", "turn", "text",
     "logged"}]}}, "replay_errors":
     [{"id", "origin", "error"}], "clean_reward_failures": [{"id", "reward"}],
-    "by_domain": {domain: {"cases", "clean", "violations"}}}``. ``cases`` counts the cases
-    scored (a case with a replay error is listed, not counted). ``detected``/``recall`` are
+    "by_domain": {domain: {"cases", "clean", "violations"}}, "by_writer": {writer: {"cases",
+    "clean_episodes", "false_alarm_episodes", "false_alarm_rate", "labels", "detected",
+    "recall", "modes": {mode: {"cases", "detected"}}}}}``. ``cases`` counts the cases scored
+    (a case with a replay error is listed, not counted). ``detected``/``recall`` are
     None for a judge-only mode without a judge; recall is None for a mode with no case.
     Raises :class:`~userbench_env.datapaths.Tau2DataNotFound` when tau2 cases lack their data.
     """
@@ -325,6 +352,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
     false_alarms: list[dict[str, Any]] = []
     reward_failures: list[dict[str, Any]] = []
     by_domain: dict[str, dict[str, int]] = defaultdict(lambda: {"cases": 0, "clean": 0, "violations": 0})
+    by_writer: dict[str, _WriterTally] = defaultdict(_WriterTally)
     clean = flagged = 0
     for case in cases:
         result = replay_case(case, grader)
@@ -333,10 +361,14 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
             continue
         counts = by_domain[case.domain]
         counts["cases"] += 1
+        writer = by_writer[case.writer]
+        writer.cases += 1
         if case.clean:
             counts["clean"] += 1
             clean += 1
             flagged += bool(result.events)
+            writer.clean += 1
+            writer.flagged += bool(result.events)
             for mode in sorted({e["mode"] for e in result.events}):
                 modes[mode]["false_alarms"] += 1
             for event in result.events:
@@ -356,6 +388,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
                 found = result.judged.get(label.mode) if grader is not None else None
             else:
                 found = label.mode in logged
+            writer.label(label.mode, bool(found))
             if found:
                 row["detected"] += 1
             elif found is False:
@@ -393,6 +426,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
         "replay_errors": errors,
         "clean_reward_failures": reward_failures,
         "by_domain": dict(by_domain),
+        "by_writer": {name: tally.report() for name, tally in sorted(by_writer.items())},
         "judge": getattr(getattr(grader, "spec", None), "model", None),
     }
 

@@ -159,7 +159,7 @@ def score_episode(episode: dict[str, Any], kind: RewardKind, gate: Gate | None =
     """The reward of a finished episode, ``None`` when it must carry no learning signal.
 
     ``r_tau``: R_tau. ``ufs_gated``: R_tau, or ``None`` when ``gate`` (default: fail on
-    any UFS failure, the README's gate) rejects the episode. ``fidelity_weighted``:
+    any UFS failure, the gate of docs/training.md) rejects the episode. ``fidelity_weighted``:
     R_tau times the share of judged criteria that passed. Any kind is ``None`` for an
     infrastructure error (``episode["error"]``): an error is never scored 0.
     """
