@@ -79,24 +79,17 @@ def test_every_task_reading_command_defaults_to_bundled_and_takes_data_path() ->
 def test_install_hints_work_for_a_wheel_and_a_clone() -> None:
     """A hint names ``pip install "userbench-env[x]"`` (an installed wheel) and ``pip install
     -e ".[x]"`` (a clone, where the first cannot resolve), composed by ``extra_hint`` alone;
-    torch always from its CPU index (a plain ``pip install torch`` pulls a CUDA build), in
-    code, examples, test skip reasons and pyproject comments."""
+    an extra needing torch starts with torch's CPU build (the rule for every torch line of
+    the docs, examples and tests is in ``test_readme.py``)."""
     from userbench_env.errors import TORCH_CPU_HINT, extra_hint
     from userbench_env.runner.ray_backend import MISSING_RAY
 
     assert 'pip install "userbench-env[ray]"' in MISSING_RAY and 'pip install -e ".[ray]"' in MISSING_RAY
-    assert TORCH_CPU_HINT == "pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    assert TORCH_CPU_HINT.endswith("--index-url https://download.pytorch.org/whl/cpu")
     assert extra_hint("local").startswith(TORCH_CPU_HINT + ", then ") and "torch" not in extra_hint("web")
-    package = list(ROOT.glob("userbench_env/**/*.py"))
-    hand_written = [str(p.relative_to(ROOT)) for p in package if p.name != "errors.py"
+    hand_written = [str(p.relative_to(ROOT)) for p in ROOT.glob("userbench_env/**/*.py") if p.name != "errors.py"
                     and re.search(r"pip install -e ['\"]\.\[", p.read_text(encoding="utf-8"))]
     assert hand_written == []
-    torch_lines = [f"{p.relative_to(ROOT)}: {line.strip()}"
-                   for p in [*package, *ROOT.glob("examples/*.py"), *ROOT.glob("tests/*.py"), ROOT / "pyproject.toml"]
-                   for line in p.read_text(encoding="utf-8").splitlines()
-                   if re.search(r"pip install (-q )?torch\b", line) and "--index-url" not in line
-                   and "plain" not in line]  # "a plain `pip install torch` pulls CUDA" is the warning itself
-    assert torch_lines == []
 
 
 def _run(*args: str, **kwargs) -> subprocess.CompletedProcess:

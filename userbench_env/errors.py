@@ -34,7 +34,7 @@ class UnknownTaskId(UserError, KeyError):
 
 #: our distribution's name on PyPI (an installed wheel's extras are named after it)
 DISTRIBUTION = "userbench-env"
-#: the command installing torch's CPU build (a plain ``pip install torch`` pulls a multi-GB CUDA build)
+#: the command installing torch's CPU build (torch from PyPI proper is a multi-GB CUDA build)
 TORCH_CPU_HINT = "pip install torch --index-url https://download.pytorch.org/whl/cpu"
 #: our extras that need torch (install its CPU build first)
 TORCH_EXTRAS = frozenset({"local", "trl"})
