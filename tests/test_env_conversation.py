@@ -171,8 +171,10 @@ def test_user_tool_calls_are_counted_capped_and_hidden_from_the_agent():
     env = _env(user_proxy=_ToolLooper(), max_user_tool_calls=3)
     env.reset(options={"task_id": "0"})
     observation, reward, terminated, truncated, info = env.step("Can you check?")
-    assert info["user_tool_calls"] == 10 and info["tool_errors"] == 10
-    assert terminated and info["episode_record"]["termination"] == "too_many_errors"
+    assert info["user_tool_calls"] == 10 and info["tool_errors"] == info["user_tool_errors"] == 10
+    # the user's loop is the user's failure (issue 25), not the agent's too_many_errors with R_tau 0
+    assert terminated and info["episode_record"]["termination"] == "user_failure" and reward == 0.0
+    assert info["episode_record"]["reward"] is None and info["episode_record"]["ufs_pass"] is False
     assert observation == ""
 
 

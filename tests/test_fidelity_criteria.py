@@ -35,8 +35,9 @@ def test_every_mode_is_rule_covered_by_a_registered_rule_or_judge_only_and_quote
         assert any(mode.guideline in t for t in texts), mode.name
         if mode.coverage == "rule":
             assert mode.rule in RULES, mode.name
-        else:
-            assert mode.coverage == "judge" and mode.rule is None
+        else:  # judge-checked, or decided by the env at a user-caused ending (never injected)
+            assert mode.coverage in ("judge", "env") and mode.rule is None, mode.name
+            assert not (mode.coverage == "env" and mode.injectable), mode.name
     assert "accepts_forbidden_outcome" in injectable_modes() and "accepts_forbidden_outcome" not in rule_modes()
 
 

@@ -38,7 +38,8 @@ pytestmark = [pytest.mark.realmodel, pytest.mark.filterwarnings("ignore:Pydantic
 CAP = 48
 PRICES = {DEFAULT_MODEL_NAME: {"input": 0.1, "output": 0.4}, f"openai/{DEFAULT_MODEL_NAME}": {"input": 0.1, "output": 0.4}}
 #: every way an episode may end (the envs' own termination names)
-TERMINATIONS = {"user_stop", "agent_stop", "max_turns", "too_many_errors", "user_error", "error", "crash", "limit_exceeded"}
+TERMINATIONS = {"user_stop", "agent_stop", "max_turns", "too_many_errors", "user_error", "error", "crash", "limit_exceeded",
+                "user_failure"}
 TASKS = ["airline_cancel_recent_0", "airline_cancel_business_0"]
 
 

@@ -82,3 +82,44 @@ def test_evaluate_episode_takes_the_message_dicts_a_store_holds(store) -> None:
         task = load_task(record["domain"], record["task_id"], source="bundled")
         verdict = evaluate_episode(task, record["messages"], termination=record["termination"], source="bundled")
         assert verdict.reward == record["reward"] == 1.0
+
+
+#: a record field set to a value of the wrong JSON type, or to a number that is not finite
+MISFITS = {
+    "criteria_string": ("criteria", "premature_disclosure"),
+    "criteria_of_non_objects": ("criteria", [1, "x"]),
+    "domain_list": ("domain", ["airline"]),
+    "hosting_object": ("hosting", {"kind": "api"}),
+    "failures_per_family_list": ("failures_per_family", ["goal_deviation"]),
+    "reward_string": ("reward", "1.0"),
+    "reward_nan": ("reward", float("nan")),
+    "cost_infinite": ("user_cost_usd", float("inf")),
+    "tokens_absurd": ("user_prompt_tokens", 1e300),
+    "ufs_pass_string": ("ufs_pass", "yes"),
+}
+
+
+@pytest.mark.parametrize("command", ["report", "frontier"])
+@pytest.mark.parametrize("misfit", sorted(MISFITS))
+def test_a_record_of_the_wrong_shape_is_skipped_and_counted(store, tmp_path, capsys, command, misfit) -> None:
+    field, value = MISFITS[misfit]
+    lines = store.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = {**json.loads(lines[0]), "key": "another|episode", field: value}
+    path = tmp_path / "misfit.jsonl"
+    path.write_text("".join(lines) + json.dumps(record) + "\n", encoding="utf-8")  # json writes NaN / Infinity
+    assert main([command, str(store), "--json"]) == 0
+    clean = json.loads(capsys.readouterr().out)
+    assert main([command, str(path), "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == clean  # the three good episodes, no nan, no crash
+    assert err.startswith(f"userbench {command}: warning: skipped unreadable lines (torn or corrupt): 1 in {path} "
+                          f"(first misfit: {field}") and err.count("\n") == 1
+    assert main([command, str(path), "--strict"]) == 2
+    assert "(--strict)" in capsys.readouterr().err
+
+
+def test_extra_fields_of_later_versions_are_read() -> None:
+    from userbench_env.analysis.schema import record_problem
+
+    assert record_problem({"key": "k", "suspect": 2, "settings": {"max_turns": 30}, "reward": 1}) is None
+    assert record_problem({"key": "k", "criteria": [{"family": "goal_deviation", "id": "x", "verdict": "fail"}]}) is None

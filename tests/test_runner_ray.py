@@ -4,7 +4,11 @@ and a clear error when Ray is not installed."""
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -22,7 +26,8 @@ PERTURBED = "perturbed:volunteers_unasked_info@0.5+scripted"
 @pytest.fixture(scope="module")
 def ray_session():
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # "local": a cluster of our own, whatever a past `ray start` left in /tmp/ray
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 
@@ -124,3 +129,51 @@ def test_bad_backend_arguments_are_refused(tmp_path) -> None:
     with pytest.raises(ValueError, match="workers"):
         run_eval(config, backend="ray", workers=0)
     assert not (tmp_path / "r.jsonl").exists()
+
+
+def _dead_address() -> str:
+    """A 127.0.0.1 port nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"127.0.0.1:{probe.getsockname()[1]}"
+
+
+def _eval_in_a_fresh_process(tmp: str, *flags: str, timeout: float, **env: str) -> subprocess.CompletedProcess:
+    """``userbench eval --backend ray`` on one airline task, Ray's state under ``tmp``."""
+    inherited = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}
+    environment = {**inherited, "RAY_TMPDIR": tmp, **env}
+    command = [sys.executable, "-m", "userbench_env.cli", "eval", "--backend", "ray", "--workers", "1",
+               "--domain", "airline", "--limit", "1", "--no-progress", "--out", os.path.join(tmp, "runs.jsonl"), *flags]
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.fixture
+def ray_tmp():
+    pytest.importorskip("ray")
+    tmp = tempfile.mkdtemp(prefix="ub-ray-", dir="/tmp")  # short: Ray's socket paths live under it
+    yield tmp
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_a_stale_cluster_file_does_not_stop_a_local_run(ray_tmp) -> None:
+    # what a `ray start` whose cluster is gone leaves behind: Ray's "latest cluster" file
+    os.makedirs(os.path.join(ray_tmp, "ray"))
+    with open(os.path.join(ray_tmp, "ray", "ray_current_cluster"), "w", encoding="utf-8") as handle:
+        handle.write(_dead_address())
+    done = _eval_in_a_fresh_process(ray_tmp, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    records = list(EpisodeStore(os.path.join(ray_tmp, "runs.jsonl")).records())
+    assert [(r["error"], r["reward"]) for r in records] == [(None, 1.0)]
+
+
+@pytest.mark.parametrize("origin", ["--ray-address", "RAY_ADDRESS"])
+def test_a_named_cluster_that_does_not_answer_is_one_line_naming_it(ray_tmp, origin) -> None:
+    address = _dead_address()
+    if origin == "RAY_ADDRESS":
+        done = _eval_in_a_fresh_process(ray_tmp, timeout=120, RAY_ADDRESS=address)
+    else:
+        done = _eval_in_a_fresh_process(ray_tmp, "--ray-address", address, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"userbench eval: no Ray cluster answers at {address} (from {origin}): ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert not os.path.exists(os.path.join(ray_tmp, "runs.jsonl"))

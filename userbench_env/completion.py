@@ -12,7 +12,8 @@ Every request carries ``max_tokens`` (:data:`DEFAULT_MAX_TOKENS` unless set; ``N
 sends none) so a reply without an end token cannot keep a server generating, and every
 call has a whole-call deadline (``timeout``, see :mod:`userbench_env.transport`).
 
-Every answered reply is counted and priced (into the caller's ``usage`` and a per-turn
+Every answered reply is counted and priced (its usage counts must be whole numbers from
+0 to :data:`MAX_USAGE_TOKENS`; any other count makes the reply malformed) (into the caller's ``usage`` and a per-turn
 :class:`~userbench_env.proxies.base.Usage`), including replies the role's parser then
 rejects as :class:`MalformedReply`. Provider faults (HTTP 429, 5xx, timeouts,
 connection errors, malformed replies) are retried with exponential backoff; after
@@ -33,14 +34,27 @@ from userbench_env.pricing import PriceSource, PriceTable, load_prices
 from userbench_env.proxies.base import Usage
 from userbench_env.transport import ConfigurationError, MalformedReply, make_transport
 
-__all__ = ["DEFAULT_MAX_TOKENS", "FATAL_STATUSES", "LLMCaller", "MalformedReply", "first_message"]
+__all__ = ["DEFAULT_MAX_TOKENS", "FATAL_STATUSES", "LLMCaller", "MalformedReply", "first_message", "named_tool_calls"]
 
 #: HTTP statuses meaning the request itself is wrong: retrying cannot help.
 FATAL_STATUSES = frozenset({400, 401, 403, 404, 422})
 #: the completion-token cap of every request unless the caller sets one (a user or agent turn is short)
 DEFAULT_MAX_TOKENS = 1024
+#: the largest token count one call may report (far above any context window): more is not a count
+MAX_USAGE_TOKENS = 100_000_000
 
 T = TypeVar("T")
+
+
+def usage_count(usage: Any, field: str) -> int:
+    """``usage.<field>`` as a token count: absent or ``None`` is 0; anything but a whole
+    number from 0 to :data:`MAX_USAGE_TOKENS` is a :class:`MalformedReply`."""
+    value = getattr(usage, field, None)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_USAGE_TOKENS:
+        raise MalformedReply(f"the reply's usage.{field} is not a token count: {value!r}")
+    return value
 
 
 def first_message(response: Any) -> Any:
@@ -49,6 +63,19 @@ def first_message(response: Any) -> Any:
     if not choices:
         raise MalformedReply("the reply has no choices")
     return choices[0].message
+
+
+def named_tool_calls(message: Any) -> list[Any]:
+    """The tool calls of a reply message, each an object whose ``function`` has a name
+    (``MalformedReply`` for a ``tool_calls`` that is not a list or a call without a name)."""
+    calls = getattr(message, "tool_calls", None) or []
+    if not isinstance(calls, list):
+        raise MalformedReply(f"the reply's tool_calls is not a list: {calls!r:.80}")
+    for call in calls:
+        name = getattr(getattr(call, "function", None), "name", None)
+        if not isinstance(name, str) or not name:
+            raise MalformedReply("a tool call has no name")
+    return calls
 
 
 class LLMCaller:
@@ -132,8 +159,7 @@ class LLMCaller:
 
     def _count(self, response: Any, turn_usage: Usage) -> None:
         usage = getattr(response, "usage", None)
-        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
-        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        prompt, completion = usage_count(usage, "prompt_tokens"), usage_count(usage, "completion_tokens")
         cost = self.pricer(prompt, completion)
         if cost is None:
             self.priced = False

@@ -30,6 +30,19 @@ blocking litellm path runs litellm's async call on one background event loop so 
 cancelling it really drops the request; the blocking direct path arms a shared watchdog
 that shuts the socket down at the deadline.
 
+A reply is complete only when its whole body has arrived: a body without a length that
+is still arriving at the deadline (or trickled headers, or a trickled event stream) is
+:class:`DeadlineExceeded`, never its partial text. The same holds on every path.
+
+Redirects are never followed, on any path: a 3xx answer raises :class:`RedirectRefused`
+naming the location (a configuration error: ``base_url`` should name the final address).
+aiohttp is told not to follow; litellm's calls to an OpenAI-compatible route
+(``openai/``, ``hosted_vllm/``) get an ``httpx`` client per event loop that does not
+follow and refuses 3xx answers and over-long bodies in a response hook (litellm wraps
+that error; :meth:`LiteLLMTransport.asend` finds it in the cause chain and raises it
+as it is). A body over :data:`MAX_REPLY_BYTES` is a :class:`MalformedReply` (litellm:
+when the server says its length).
+
 Errors: an HTTP error status raises :class:`HTTPStatusError` (with ``status_code``, as
 litellm's errors have); a body that is not a chat completion raises
 :class:`MalformedReply`; missing credentials (litellm finds no key for a provider and
@@ -66,6 +79,31 @@ class MalformedReply(ValueError):
 
 class ConfigurationError(ValueError):
     """The call cannot work as configured (e.g. no credentials): retrying cannot help."""
+
+
+class RedirectRefused(ConfigurationError):
+    """The server answered with a redirect (never followed: ``base_url`` should be the final address)."""
+
+    def __init__(self, status: int, location: str | None) -> None:
+        super().__init__(f"the server redirected (HTTP {status}) to {location or 'an unnamed location'}; "
+                         "redirects are not followed: set base_url to the final address")
+        self.status_code = status
+        self.location = location
+
+
+#: the largest reply body read (a chat turn is a few kilobytes; a larger body is malformed)
+MAX_REPLY_BYTES = 16 * 1024 * 1024
+
+
+def too_large(size: int) -> MalformedReply:
+    """The error of a reply body of ``size`` bytes (or more) over :data:`MAX_REPLY_BYTES`."""
+    return MalformedReply(f"the reply body is larger than {MAX_REPLY_BYTES} bytes ({size} or more)")
+
+
+def refuse_redirect(status: int, location: str | None) -> None:
+    """:class:`RedirectRefused` for a 3xx status (every transport's one rule)."""
+    if 300 <= status < 400:
+        raise RedirectRefused(status, location)
 
 
 class DeadlineExceeded(TimeoutError):
@@ -143,6 +181,7 @@ class LiteLLMTransport:
         self.api_key = api_key
         self.timeout = timeout
         self._keys: dict[str, str | None] = {}
+        self._providers: dict[str, str] = {}
 
     def endpoint(self, model: str) -> str:
         """Where ``model``'s calls go, for messages: the ``base_url``, else the provider's API."""
@@ -176,12 +215,43 @@ class LiteLLMTransport:
         kwargs.update(body)
         return kwargs
 
+    def _provider(self, model: str) -> str:
+        """litellm's provider of ``model`` (``openai``, ``hosted_vllm``, ...; resolved once per model)."""
+        if model not in self._providers:
+            try:
+                self._providers[model] = import_litellm().get_llm_provider(model, api_base=self.base_url)[1]
+            except Exception:  # litellm's BadRequestError for a model it cannot route: its call says so
+                self._providers[model] = ""
+        return self._providers[model]
+
+    async def _client(self, kwargs: dict[str, Any]) -> Any:
+        """The ``client`` litellm gets for an OpenAI-compatible route (module docstring), else ``None``."""
+        provider = self._provider(str(kwargs.get("model", "")))
+        if provider == "openai":
+            import openai
+
+            clients = await _LITELLM.get()
+            return openai.AsyncOpenAI(api_key=kwargs.get("api_key"), base_url=kwargs.get("api_base"),
+                                      http_client=clients.httpx, max_retries=0)
+        if provider == "hosted_vllm":
+            return (await _LITELLM.get()).handler
+        return None
+
     async def _bounded(self, body: dict[str, Any]) -> Any:
         kwargs = self.kwargs(body)
+        if "client" not in kwargs:
+            client = await self._client(kwargs)
+            if client is not None:
+                kwargs["client"] = client
         try:
             return await asyncio.wait_for(import_litellm().acompletion(**kwargs), self.timeout)
         except asyncio.TimeoutError as exc:
             raise DeadlineExceeded(self.timeout, self.endpoint(str(body.get("model", "")))) from exc
+        except Exception as exc:
+            own = _own_error(exc)
+            if own is None:
+                raise
+            raise own from None
 
     def send(self, body: dict[str, Any]) -> Any:
         """litellm's call of ``body`` within the deadline, blocking (run on the background loop)."""
@@ -222,30 +292,81 @@ def decode_completion(status: int, raw: bytes) -> Any:
     return response
 
 
-_SESSIONS: dict[asyncio.AbstractEventLoop, tuple[Any, AsyncIterator[Any]]] = {}
+class _PerLoop:
+    """One resource per event loop: made on first use, closed when the loop shuts its
+    async generators down (``asyncio.run`` does on exit). ``found`` maps a loop to
+    ``(resource, keeper)``."""
+
+    def __init__(self, make: Callable[[], Any], is_closed: Callable[[Any], bool],
+                 close: Callable[[Any], Any]) -> None:
+        self.make, self.is_closed, self.close = make, is_closed, close
+        self.found: dict[asyncio.AbstractEventLoop, tuple[Any, AsyncIterator[Any]]] = {}
+
+    async def _keep(self, loop: asyncio.AbstractEventLoop) -> AsyncIterator[Any]:
+        resource = self.make()
+        try:
+            yield resource
+        finally:
+            self.found.pop(loop, None)
+            await self.close(resource)
+
+    async def get(self) -> Any:
+        """The running loop's resource."""
+        loop = asyncio.get_running_loop()
+        found = self.found.get(loop)
+        if found is None or self.is_closed(found[0]):
+            keeper = self._keep(loop)
+            found = self.found[loop] = (await keeper.__anext__(), keeper)
+        return found[0]
 
 
-async def _keep_session(loop: asyncio.AbstractEventLoop) -> AsyncIterator[Any]:
-    """Owns the loop's session: yields it once, closes it when the loop shuts its async
-    generators down (``asyncio.run`` does on exit)."""
+def _aiohttp_session() -> Any:
     import aiohttp
 
-    session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
-    try:
-        yield session
-    finally:
-        _SESSIONS.pop(loop, None)
-        await session.close()
+    return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0))
+
+
+_AIOHTTP = _PerLoop(_aiohttp_session, lambda session: session.closed, lambda session: session.close())
+_SESSIONS = _AIOHTTP.found
 
 
 async def loop_session() -> Any:
     """The pooled ``aiohttp.ClientSession`` of the running event loop (created on first use)."""
-    loop = asyncio.get_running_loop()
-    found = _SESSIONS.get(loop)
-    if found is None or found[0].closed:
-        keeper = _keep_session(loop)
-        found = _SESSIONS[loop] = (await keeper.__anext__(), keeper)
-    return found[0]
+    return await _AIOHTTP.get()
+
+
+async def _check_litellm_answer(response: Any) -> None:
+    """httpx response hook of litellm's calls: refuse a redirect and a body said to be too large."""
+    refuse_redirect(response.status_code, response.headers.get("location"))
+    length = response.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_REPLY_BYTES:
+        raise too_large(int(length))
+
+
+def _litellm_clients() -> SimpleNamespace:
+    """The loop's ``httpx`` client for litellm (no redirects, the answer hook) and litellm's
+    own handler around it (what litellm takes as ``client`` for ``hosted_vllm/``)."""
+    import httpx
+    from litellm.llms.custom_httpx.http_handler import AsyncHTTPHandler
+
+    client = httpx.AsyncClient(follow_redirects=False, event_hooks={"response": [_check_litellm_answer]})
+    handler = AsyncHTTPHandler()
+    handler.client = client
+    return SimpleNamespace(httpx=client, handler=handler)
+
+
+_LITELLM = _PerLoop(_litellm_clients, lambda clients: clients.httpx.is_closed, lambda clients: clients.httpx.aclose())
+
+
+def _own_error(exc: BaseException) -> BaseException | None:
+    """The :class:`RedirectRefused` or :class:`MalformedReply` our hook raised, found in the
+    chain of the error litellm wrapped it in (``None`` when there is none)."""
+    seen: BaseException | None = exc
+    for _ in range(32):  # the chain is short; a cycle stops here
+        if seen is None or isinstance(seen, (RedirectRefused, MalformedReply)):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 #: errors of a kept-alive connection the server has closed meanwhile (sent again once, on a new one)
@@ -344,19 +465,31 @@ class DirectTransport:
         session = await loop_session()
         try:
             async with session.post(self.url, data=self.payload(body), headers=self.headers,
-                                    timeout=self._client_timeout) as answer:
-                raw = await answer.read()
+                                    timeout=self._client_timeout, allow_redirects=False) as answer:
+                refuse_redirect(answer.status, answer.headers.get("Location"))
+                if (answer.content_length or 0) > MAX_REPLY_BYTES:
+                    raise too_large(answer.content_length or 0)
+                chunks, size = [], 0
+                async for chunk in answer.content.iter_any():
+                    size += len(chunk)
+                    if size > MAX_REPLY_BYTES:
+                        raise too_large(size)
+                    chunks.append(chunk)
                 status = answer.status
         except asyncio.TimeoutError as exc:  # aiohttp's own timeout errors derive from it
             raise DeadlineExceeded(self.timeout, self.url) from exc
-        return decode_completion(status, raw)
+        return decode_completion(status, b"".join(chunks))
 
     def _connection(self) -> http.client.HTTPConnection:
         kind = http.client.HTTPSConnection if self._parts.scheme == "https" else http.client.HTTPConnection
         return kind(self._parts.hostname or "", self._parts.port, timeout=self.timeout)
 
     def _exchange(self, connection: http.client.HTTPConnection, payload: bytes, deadline: float) -> tuple[int, bytes]:
-        """One request and its whole answer, the socket shut down at ``deadline``."""
+        """One request and its whole answer, the socket shut down at ``deadline``.
+
+        Whatever was read when the deadline fired is not an answer (a body without a
+        length ends where the shutdown cut it): that is :class:`DeadlineExceeded`.
+        """
         if connection.sock is None:
             connection.timeout = max(deadline - time.monotonic(), 0.001)
             connection.connect()
@@ -364,14 +497,21 @@ class DirectTransport:
         try:
             connection.request("POST", self._parts.path, body=payload, headers=self.headers)
             answer = connection.getresponse()
-            return answer.status, answer.read()
+            refuse_redirect(answer.status, answer.getheader("Location"))
+            raw = answer.read(MAX_REPLY_BYTES + 1)
+            if len(raw) > MAX_REPLY_BYTES:
+                raise too_large(len(raw))
         except BaseException as exc:
             if WATCHDOG.disarm(entry):
+                connection.close()
                 raise DeadlineExceeded(self.timeout, self.url) from exc
             raise
-        finally:
-            if WATCHDOG.disarm(entry):  # fired as the answer completed: the socket is gone
-                connection.close()
+        if WATCHDOG.disarm(entry):  # fired before the answer was read to its end
+            connection.close()
+            raise DeadlineExceeded(self.timeout, self.url)
+        if not answer.isclosed():  # a body left unread: the connection cannot carry another call
+            connection.close()
+        return answer.status, raw
 
     def send(self, body: dict[str, Any]) -> Any:
         """POST over this thread's kept-alive connection (blocking, within the deadline)."""

@@ -29,7 +29,7 @@ import json
 from typing import Any
 
 from userbench_env.agents.base import AgentError
-from userbench_env.completion import DEFAULT_MAX_TOKENS, LLMCaller, MalformedReply, first_message
+from userbench_env.completion import DEFAULT_MAX_TOKENS, LLMCaller, MalformedReply, first_message, named_tool_calls
 from userbench_env.core.task import Task
 from userbench_env.pricing import PriceSource
 from userbench_env.proxies.base import Usage
@@ -48,10 +48,8 @@ def parse_agent_reply(response: Any) -> ChatMessage:
     """
     message = first_message(response)
     calls = []
-    for call in getattr(message, "tool_calls", None) or []:
-        name = getattr(call.function, "name", None)
-        if not name:
-            raise MalformedReply("a tool call has no name")
+    for call in named_tool_calls(message):
+        name = call.function.name
         try:
             arguments = parse_arguments(call.function.arguments)
         except ValueError as exc:

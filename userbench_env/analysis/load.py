@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable, NamedTuple
 
+from userbench_env.analysis.schema import record_problem
 from userbench_env.errors import UserError
 from userbench_env.runner.store import EpisodeStore
 
@@ -13,44 +14,55 @@ class NotARunStore(UserError, ValueError):
 
 
 class Runs(NamedTuple):
-    """Records read from run stores, and the lines that could not be read, per store."""
+    """Records read from run stores, the lines that could not be read per store, and the
+    first reason a record line did not fit the schema per store (when one did not)."""
 
     records: list[dict[str, Any]]
     unreadable: dict[str, int]
+    problems: dict[str, str]
 
     def warning(self) -> str | None:
         """One line naming the unreadable lines per store, or ``None`` when there are none."""
         bad = {path: n for path, n in self.unreadable.items() if n}
         if not bad:
             return None
-        return "skipped unreadable lines (torn or corrupt): " + ", ".join(f"{n} in {path}" for path, n in bad.items())
+        return "skipped unreadable lines (torn or corrupt): " + ", ".join(
+            f"{n} in {path}" + (f" (first misfit: {self.problems[path]})" if path in self.problems else "")
+            for path, n in bad.items())
 
 
 def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
     """The latest record per key over ``paths`` (a later file or line supersedes), in first-seen order,
     with the count of unreadable lines per store.
 
-    Raises ``FileNotFoundError`` naming a missing store and :class:`NotARunStore` for a
-    non-empty file none of whose lines is an episode record (a JSON object with a ``key``).
+    A line is read when it is a JSON object with a ``key`` that fits
+    :class:`~userbench_env.analysis.schema.StoredRecord` (field types exact, numbers
+    finite); every other line is unreadable. Raises ``FileNotFoundError`` naming a
+    missing store and :class:`NotARunStore` for a non-empty file none of whose lines is
+    an episode record.
     """
     latest: dict[str, dict[str, Any]] = {}
     unreadable: dict[str, int] = {}
+    problems: dict[str, str] = {}
     for path in paths:
         store = EpisodeStore(path)
         if not store.path.is_file():
             raise FileNotFoundError(f"no run store at {store.path}")
-        records, keyless = [], 0
+        records, misfits = [], 0
         for record in store.records():
-            if "key" in record:
+            problem = "key: missing" if "key" not in record else record_problem(record)
+            if problem is None:
                 records.append(record)
-            else:
-                keyless += 1
-        unreadable[str(store.path)] = store.unreadable + keyless
+                continue
+            misfits += 1
+            if "key" in record:
+                problems.setdefault(str(store.path), problem)
+        unreadable[str(store.path)] = store.unreadable + misfits
         if not records and unreadable[str(store.path)]:
             raise NotARunStore(f"{store.path} is not a run store: none of its lines is an episode record "
                                "(one JSON object with a 'key' per line, as `userbench eval` writes)")
         latest.update((r["key"], r) for r in records)
-    return Runs(list(latest.values()), unreadable)
+    return Runs(list(latest.values()), unreadable, problems)
 
 
 def load_records(paths: Iterable[str | os.PathLike[str]]) -> list[dict[str, Any]]:

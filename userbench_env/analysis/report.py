@@ -3,7 +3,8 @@
 Definitions (records with ``error`` set are infrastructure errors: they count only in
 ``errors`` and are excluded from every rate):
 
-* **cell** = (proxy, domain). Cell R_tau = mean reward; cell UFS = share of episodes
+* **cell** = (proxy, domain). Cell R_tau = mean reward over the episodes that score the
+  agent (a user failure records no reward: it counts in UFS, not in R_tau); cell UFS = share of episodes
   passing among those with a verdict (``ufs_pass`` not None), ``n_ufs`` of them.
 * **per proxy**: R_tau and UFS are unweighted means over the proxy's domains (domains
   without a UFS verdict are left out of the UFS mean); cost per simulation and prompt /
@@ -64,7 +65,7 @@ def family_failed(record: Record, family: str) -> bool:
 
 def cell_rates(records: list[Record]) -> dict[str, Any]:
     """n, R_tau, UFS and n_ufs of one group of non-errored records."""
-    return {"n": len(records), "r_tau": mean(r.get("reward") or 0.0 for r in records),
+    return {"n": len(records), "r_tau": mean(r.get("reward") for r in records),
             "ufs": ufs_rate(records), "n_ufs": len(judged(records))}
 
 
@@ -163,7 +164,7 @@ def correlation(ok: list[Record]) -> dict[str, Any]:
     for proxy, recs in by_proxy.items():
         kept = [r for r in recs if task_of(r) in common]
         proxies.append({"proxy": proxy, "n": len(kept), "turns": mean(r.get("turns", 0) for r in kept),
-                        "ufs": ufs_rate(kept), "r_tau": mean(r.get("reward") or 0.0 for r in kept)})
+                        "ufs": ufs_rate(kept), "r_tau": mean(r.get("reward") for r in kept)})
     turns = [p["turns"] for p in proxies]
     return {"tasks": len(common), "proxies": proxies,
             "turns_vs_ufs": pearson(turns, [p["ufs"] for p in proxies]),

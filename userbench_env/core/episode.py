@@ -28,7 +28,7 @@ class EpisodeRecord(BaseModel):
     proxy: str = ""
     agent: str = ""
     termination: str = ""
-    reward: float = 0.0
+    reward: float | None = 0.0  # None: the agent is not scored (a user failure, see envs.info)
     reward_components: dict[str, float | None] = Field(default_factory=dict)
     ufs_pass: bool | None = None
     criteria: list[dict[str, Any]] = Field(default_factory=list)

@@ -18,9 +18,12 @@ domain world executes tool calls. An explicit state machine, no threads:
   until it answers in text; that text is the observation.
 * Termination as tau2: an end token in the user's text (``###STOP###``,
   ``###TRANSFER###``, ``###OUT-OF-SCOPE###``; the text is kept) or ``###STOP###`` in
-  the agent's text ends the episode (``terminated``); ``max_errors`` tool errors
-  (malformed actions included) end it with reward 0; the turn budget ``max_turns``
-  truncates it. A :class:`~userbench_env.proxies.base.ProxyError` (an infrastructure
+  the agent's text ends the episode (``terminated``); ``max_errors`` tool errors of the
+  agent (malformed actions included) end it with reward 0 (``too_many_errors``);
+  ``max_errors`` failed tool calls of the user (calls past ``max_user_tool_calls`` in a
+  turn included) end it as the user's failure (``user_failure``: a failed fidelity
+  criterion and no R_tau for the agent, see :mod:`userbench_env.envs.info`); the turn
+  budget ``max_turns`` truncates it. A :class:`~userbench_env.proxies.base.ProxyError` (an infrastructure
   failure: provider down or misconfigured, timeout after retries) ends the episode
   with termination ``error`` and ``info["episode_record"]["error"]`` set; with
   ``on_proxy_error="raise"`` (the default) ``reset``/``step`` then raise it, its
@@ -66,7 +69,7 @@ from userbench_env.domains import canonical_domain_name, make_world
 from userbench_env.envs.actions import parse_action
 from userbench_env.envs.conventions import positive_int
 from userbench_env.envs.machine import adrive, drive
-from userbench_env.envs.info import Counters, episode_summary, step_info
+from userbench_env.envs.info import USER_FAILURE, Counters, episode_summary, step_info, user_failure_verdict
 from userbench_env.core.limits import InputLimits, arguments_problem, clip_observation, resolve_limits, value_problem
 from userbench_env.envs.spaces import AnyText
 from userbench_env.fidelity.criteria import task_criteria
@@ -280,7 +283,7 @@ class ConversationEnv(gym.Env[str, str]):
         if not self._done:
             if self._over_limit:
                 self._finish("limit_exceeded")
-            elif counters.tool_errors >= self.max_errors:
+            elif counters.agent_errors >= self.max_errors:
                 self._finish("too_many_errors")
             elif turn >= self.max_turns:
                 self._finish("max_turns", truncated=True)
@@ -333,8 +336,12 @@ class ConversationEnv(gym.Env[str, str]):
             if reply.tool_call is not None:
                 calls += 1
                 self._run_user_call(turn, reply, calls)
-                if self._over_limit or self.counters.tool_errors >= self.max_errors:
-                    self._finish("limit_exceeded" if self._over_limit else "too_many_errors")
+                if self._over_limit:
+                    self._finish("limit_exceeded")
+                    return ""
+                if self.counters.user_tool_errors >= self.max_errors:
+                    self._user_failure(turn, f"the user's tool calls failed {self.counters.user_tool_errors} times "
+                                             f"(max_errors), the last {calls} in one turn without answering the agent")
                     return ""
                 continue
             text = reply.text or ""
@@ -368,6 +375,7 @@ class ConversationEnv(gym.Env[str, str]):
             result = ToolResult(content="Error: User tools not available", error=True)
         self.counters.user_tool_calls += 1
         self.counters.tool_errors += result.error
+        self.counters.user_tool_errors += result.error
         answer = Message(role="tool", content=result.content, tool_call_id=call.id, requestor="user", error=result.error, turn=turn)
         self.messages.extend((request, answer))
         self._view.extend((request, answer))
@@ -375,13 +383,20 @@ class ConversationEnv(gym.Env[str, str]):
         self._feed.message(self.tracker, answer)
 
     # -- ending ----------------------------------------------------------------------
+    def _user_failure(self, turn: int, reason: str) -> None:
+        """End the episode as the user's failure (:data:`~userbench_env.envs.info.USER_FAILURE`)."""
+        self._finish(USER_FAILURE, user_fault=user_failure_verdict(turn, reason))
+
     def _infrastructure_error(self, exc: Exception) -> None:
         """End the episode with ``exc`` as its error; re-raise it under ``on_proxy_error="raise"``."""
         self._finish("error", error=f"{type(exc).__name__}: {exc}")
         if self.on_proxy_error == "raise":
             raise exc
 
-    def _finish(self, termination: str, error: str | None = None, truncated: bool = False) -> None:
+    def _finish(self, termination: str, error: str | None = None, truncated: bool = False,
+                user_fault: dict[str, Any] | None = None) -> None:
+        """End the episode: R_tau (none for an error or a ``user_fault``, the failed verdict
+        of a user failure, added to the criteria) and the terminal record."""
         from userbench_env.evaluation import evaluate_episode
 
         assert self.task is not None
@@ -391,7 +406,9 @@ class ConversationEnv(gym.Env[str, str]):
         excluding_nl: float | None = 0.0
         pending = False
         components: dict[str, float | None] = {}
-        if error is None:
+        if user_fault is not None:
+            reward = excluding_nl = None  # the agent is not scored on an episode the user broke
+        elif error is None:
             try:
                 verdict = evaluate_episode(
                     self.task, self.messages, termination, source=self.task_source, include_nl=True,
@@ -407,6 +424,9 @@ class ConversationEnv(gym.Env[str, str]):
         if self.error is not None:
             reward = excluding_nl = 0.0
         self._reward = float(reward if reward is not None else (excluding_nl or 0.0))
+        criteria = grade_criteria(self.tracker, self.messages, self.judge)
+        if user_fault is not None:
+            criteria.append(user_fault)
         self._episode = episode_summary(
             task_id=self.task.id,
             termination=termination,
@@ -414,7 +434,7 @@ class ConversationEnv(gym.Env[str, str]):
             reward_excluding_nl=excluding_nl,
             nl_pending=pending,
             reward_components=components,
-            criteria=grade_criteria(self.tracker, self.messages, self.judge),
+            criteria=criteria,
             injections=getattr(self.user_proxy, "injections", None),
             proxy=self.user_proxy.provenance,
             usage=self.user_proxy.usage.model_dump(),

@@ -1,14 +1,30 @@
 """The info contract of the conversation envs: flat, picklable dicts (ARCHITECTURE section 5).
 
 Every step reports the episode's counters and rule-check state (:func:`step_info`); the
-terminal step adds ``episode`` (:func:`episode_summary`), a plain dict of plain values.
+terminal step adds ``episode_record`` (:func:`episode_summary`), a plain dict of plain values.
+
+Who an ending is charged to: an infrastructure error (``error`` set: the proxy could not
+produce a valid turn, the judge failed) is nobody's and is excluded from every rate; a
+*user failure* (termination :data:`USER_FAILURE`: the user's tool calls failed
+``max_errors`` times, e.g. a user looping on tool calls past its per-turn budget) is the
+user's: it fails the env-decided criterion :func:`user_failure_verdict` (family
+``goal_deviation``, mode ``never_answers_agent``) and the agent gets no R_tau
+(``reward`` and ``reward_excluding_nl`` are ``None``; the step's reward is 0.0, a
+float as Gymnasium requires, and carries no signal: see :func:`agent_scored`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from userbench_env.fidelity.scoring import episode_verdict
+from userbench_env.fidelity.taxonomy import TAXONOMY
+
+#: the termination of an episode the user ended by its own failure (module docstring)
+USER_FAILURE = "user_failure"
+#: the taxonomy mode a user failure fails
+USER_FAILURE_MODE = TAXONOMY["never_answers_agent"]
 
 
 @dataclass
@@ -18,9 +34,27 @@ class Counters:
     turn: int = 0
     agent_tool_calls: int = 0
     user_tool_calls: int = 0
-    tool_errors: int = 0
+    tool_errors: int = 0  # the agent's and the user's (invalid actions included)
+    user_tool_errors: int = 0  # the user's part of tool_errors
     invalid_actions: int = 0
     agent_questions: int = 0
+
+    @property
+    def agent_errors(self) -> int:
+        """The agent's tool errors and invalid actions (what ``max_errors`` bounds for the agent)."""
+        return self.tool_errors - self.user_tool_errors
+
+
+def user_failure_verdict(turn: int, reason: str) -> dict[str, Any]:
+    """The failed criterion of a user failure (a verdict dict like the rule tracker's), at ``turn``."""
+    mode = USER_FAILURE_MODE
+    return {"id": f"{mode.family}/{mode.name}", "family": mode.family, "mode": mode.name, "verdict": "fail",
+            "evidence_turn": turn, "source": "env", "reason": reason}
+
+
+def agent_scored(episode: Mapping[str, Any]) -> bool:
+    """True when the episode scores the agent: neither an infrastructure error nor a user failure."""
+    return not episode.get("error") and episode.get("termination") != USER_FAILURE
 
 
 def step_info(counters: Counters, violations: list[str]) -> dict[str, Any]:

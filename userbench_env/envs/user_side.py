@@ -174,6 +174,7 @@ class UserSideEnv(ConversationEnv):
         if isinstance(turn, str):
             self.counters.invalid_actions += 1
             self.counters.tool_errors += 1
+            self.counters.user_tool_errors += 1  # the policy plays the user
             if self.counters.tool_errors >= self.max_errors:
                 self._close_pending()
                 self._finish("too_many_errors")
@@ -223,8 +224,9 @@ class UserSideEnv(ConversationEnv):
             self._close_pending()
         return super().end_episode(termination)
 
-    def _finish(self, termination: str, error: str | None = None, truncated: bool = False) -> None:
-        super()._finish(termination, error, truncated)
+    def _finish(self, termination: str, error: str | None = None, truncated: bool = False,
+                user_fault: dict[str, Any] | None = None) -> None:
+        super()._finish(termination, error, truncated, user_fault)
         episode = self._episode
         assert episode is not None
         episode["task_reward"] = episode.pop("reward")

@@ -4,6 +4,8 @@ Examples::
 
     userbench validate-fidelity --domain airline --source tau2 --episodes 300 --seed 0 --json airline.json
     userbench validate-fidelity --corpus tests/fidelity_corpus --json corpus.json
+    userbench validate-fidelity --real-labels tests/real_user_labels --transcripts taubench-gpt4o-airline.json \
+        --domain airline --source tau2 --json validity.json
     userbench grade results.jsonl --judge openai/gpt-4.1 --out graded.jsonl
     userbench generate-rubrics --domain retail --source tau2 --writer openai/gpt-4.1 \
         --verifier anthropic/claude-sonnet-4 --out rubrics
@@ -11,7 +13,9 @@ Examples::
 ``validate-fidelity`` runs perturbed and clean scripted episodes and writes the recall
 per mode and the false-positive rate (see :mod:`userbench_env.fidelity.validate`); with
 ``--corpus`` it scores the hand-written corpus (:mod:`userbench_env.fidelity.corpus`) and
-prints the perturbed proxy's template and natural phrasing banks beside it.
+prints the perturbed proxy's template and natural phrasing banks beside it; with
+``--real-labels`` it measures the rules against blind raters' labels of real users' turns
+(:mod:`userbench_env.fidelity.validity`).
 ``grade`` fills in the pending judge verdicts of an episode JSONL written with
 ``judge="deferred"`` (one record per line, plain dicts with ``criteria`` and
 ``messages``) and recomputes ``ufs_pass`` and ``failures_per_family``.
@@ -143,12 +147,46 @@ def run_corpus(args: argparse.Namespace) -> int:
     return 1 if report["corpus"]["replay_errors"] else 0
 
 
+def run_real_labels(args: argparse.Namespace) -> int:
+    """``validate-fidelity --real-labels``: score ``--transcripts`` with the rules (as
+    ``score-transcripts`` does, in-process) and measure them against the raters' labels,
+    per labelled set and pooled (see :mod:`userbench_env.fidelity.validity`)."""
+    from userbench_env.errors import UserError
+    from userbench_env.fidelity.labels import default_labels_dir, load_label_dir
+    from userbench_env.fidelity.transcripts import NotThisFormat, TaskChoice, score_file
+    from userbench_env.fidelity.validity import format_report, validity_reports
+
+    if not args.transcripts or not args.domain:
+        raise UserError("validate-fidelity --real-labels needs --transcripts FILE and --domain (the transcripts' domain)")
+    sets = load_label_dir(Path(args.real_labels) if args.real_labels else default_labels_dir())
+    if not Path(args.transcripts).is_file():
+        raise FileNotFoundError(f"no file at {args.transcripts}")
+    try:
+        scored = score_file(args.transcripts, args.transcripts_format, TaskChoice(args.domain, args.source, args.data_path),
+                            judge=_model_option(args, "judge"))
+    except NotThisFormat as exc:
+        raise UserError(str(exc)) from None
+    for bad in scored.skipped:
+        print(f"userbench validate-fidelity: skipped {bad}", file=sys.stderr)
+    reports = validity_reports(sets, scored)
+    if args.json:
+        Path(args.json).write_text(json.dumps([r.model_dump() for r in reports], indent=1) + "\n", encoding="utf-8")
+    print("\n\n".join(format_report(report) for report in reports))
+    return 0
+
+
 def run_validate(args: argparse.Namespace) -> int:
-    """Handler of ``validate-fidelity`` (``--corpus``: :func:`run_corpus`)."""
+    """Handler of ``validate-fidelity`` (``--corpus``: :func:`run_corpus`; ``--real-labels``:
+    :func:`run_real_labels`)."""
     from userbench_env.fidelity.validate import validate_fidelity
 
+    if args.corpus is not None and args.real_labels is not None:
+        print("validate-fidelity takes --corpus or --real-labels, not both", file=sys.stderr)
+        return 2
     if args.corpus is not None:
         return run_corpus(args)
+    if args.real_labels is not None:
+        return run_real_labels(args)
     if not args.domain:
         print("validate-fidelity needs --domain (perturbed validation) or --corpus [DIR]", file=sys.stderr)
         return 2
@@ -233,10 +271,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     from userbench_env.cli import add_source_arguments
 
     validate = subparsers.add_parser("validate-fidelity", help="measure rule recall and false positives with a perturbed user")
-    validate.add_argument("--domain", help="domain of the perturbed validation (not needed with --corpus)")
+    validate.add_argument("--domain", help="domain of the perturbed validation or of --transcripts (not needed with --corpus)")
     validate.add_argument("--corpus", nargs="?", const="", metavar="DIR",
                           help="score the hand-written corpus in DIR (default: the repository's tests/fidelity_corpus) "
                                "and the perturbed proxy's template and natural banks beside it")
+    validate.add_argument("--real-labels", nargs="?", const="", metavar="DIR",
+                          help="measure the rules against blind raters' labels of real users' turns in DIR "
+                               "(default: the repository's tests/real_user_labels); needs --transcripts and --domain")
+    validate.add_argument("--transcripts", metavar="FILE", help="with --real-labels: the labelled conversations' transcripts")
+    validate.add_argument("--transcripts-format", choices=["taubench", "tau2"], default="taubench",
+                          help="with --real-labels: the format of --transcripts, as in score-transcripts")
     validate.add_argument("--phrasing", choices=["template", "natural"], default="template",
                           help="phrasing bank of the injected violations")
     add_source_arguments(validate)
@@ -246,7 +290,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("--seed", type=int, default=0, help="seed of the injections and the task order")
     validate.add_argument("--modes", default="all", help="modes, families or 'all' (comma-separated)")
     validate.add_argument("--rate", type=float, default=0.3, help="injection probability per user turn")
-    validate.add_argument("--json", help="write the table as JSON here")
+    validate.add_argument("--json", help="write the table (the reports, with --real-labels) as JSON here")
     _model_arguments(validate, "judge", required=False)
     validate.set_defaults(func=run_validate)
 

@@ -2,7 +2,9 @@
 
 Each :class:`Mode` names its family, says what the failure is, and how it is covered:
 ``rule`` (a deterministic check in :mod:`userbench_env.fidelity.rules`, named by
-``rule``) or ``judge`` (no rule can decide it; only the LLM judge does). ``injectable``
+``rule``), ``judge`` (no rule can decide it; only the LLM judge does) or ``env`` (the
+conversation env decides it when the user's conduct ends the episode, see
+:mod:`userbench_env.envs.info`). ``injectable``
 marks the modes :class:`~userbench_env.proxies.perturbed.PerturbedUserProxy` can inject
 with a ground-truth label. ``guideline`` is the sentence of our simulation guidelines
 (``proxies/guidelines/*.md``) the mode violates, quoted verbatim.
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 FAMILIES: tuple[str, ...] = ("groundedness", "premature_disclosure", "goal_deviation", "missed_information")
-Coverage = Literal["rule", "judge"]
+Coverage = Literal["rule", "judge", "env"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,10 @@ MODES: tuple[Mode, ...] = (
     Mode("breaks_character", "goal_deviation",
          "Speaks as the agent (offers help, does the agent's part), or about being an AI, a chatbot or a simulator.", "rule",
          "Stay in character for the whole conversation.", "breaks_character"),
+    Mode("never_answers_agent", "goal_deviation",
+         "Keeps calling tools (or failing them) instead of answering the agent, until the user's error budget "
+         "ends the episode.", "env",
+         "The agent does not see your tool calls or their results; tell the agent what you found in a normal message."),
     Mode("misuses_out_of_scope", "goal_deviation", "Ends with the out-of-scope token while the scenario covers the situation.",
          "judge",
          "When the conversation needs something the scenario does not cover and you cannot go on, reply with `###OUT-OF-SCOPE###`."),

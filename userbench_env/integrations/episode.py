@@ -24,6 +24,7 @@ from typing import Any, Literal
 import gymnasium as gym
 from pydantic import BaseModel, ConfigDict
 
+from userbench_env.envs.info import agent_scored
 from userbench_env.runner.gate import Gate
 from userbench_env.wrappers.fidelity import pass_fraction
 
@@ -161,9 +162,10 @@ def score_episode(episode: dict[str, Any], kind: RewardKind, gate: Gate | None =
     ``r_tau``: R_tau. ``ufs_gated``: R_tau, or ``None`` when ``gate`` (default: fail on
     any UFS failure, the gate of docs/training.md) rejects the episode. ``fidelity_weighted``:
     R_tau times the share of judged criteria that passed. Any kind is ``None`` for an
-    infrastructure error (``episode["error"]``): an error is never scored 0.
+    infrastructure error (``episode["error"]``) or a user failure (the user broke the
+    episode, see :mod:`userbench_env.envs.info`): neither is ever scored 0.
     """
-    if episode.get("error"):
+    if not agent_scored(episode):
         return None
     reward = episode_r_tau(episode)
     if kind == "r_tau":

@@ -26,6 +26,7 @@ from userbench_env.completion import (
     LLMCaller,
     MalformedReply,
     first_message,
+    named_tool_calls,
 )
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import Task
@@ -44,15 +45,13 @@ def parse_reply(response: Any) -> tuple[str | None, ToolCall | None]:
     tool call whose arguments are not a JSON object.
     """
     message = first_message(response)
-    calls = getattr(message, "tool_calls", None) or []
+    calls = named_tool_calls(message)
     if calls:
         first = calls[0]
         try:
             arguments = parse_arguments(first.function.arguments)
         except ValueError as exc:
             raise MalformedReply(str(exc)) from exc
-        if not first.function.name:
-            raise MalformedReply("a tool call has no name")
         return None, ToolCall(id=first.id or "", name=first.function.name, arguments=arguments, requestor="user")
     text = message.content
     if not isinstance(text, str) or not text.strip():

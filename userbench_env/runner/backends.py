@@ -17,7 +17,8 @@ BackendName = Literal["local", "ray"]
 
 class Backend(BaseModel):
     """A backend choice: ``name``, and for ``ray`` the cluster ``ray_address`` (``None``:
-    the session already initialised in this process, else a new local one) and the
+    the session already initialised in this process, else ``RAY_ADDRESS``, else a new
+    local one; see :func:`~userbench_env.runner.ray_backend.cluster_address`) and the
     number of ``workers`` (actors; ``None``: one per CPU of the cluster)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -27,11 +28,14 @@ class Backend(BaseModel):
     workers: int | None = Field(default=None, ge=1)
 
     def check(self) -> None:
-        """Fail before any episode when the backend cannot run here (``ImportError`` without Ray)."""
+        """Fail before any episode when the backend cannot run here (``ImportError`` without
+        Ray; :class:`~userbench_env.runner.ray_backend.ClusterUnreachable` when the named
+        cluster does not answer and this process has no Ray session)."""
         if self.name == "ray":
-            from userbench_env.runner.ray_backend import import_ray
+            from userbench_env.runner.ray_backend import check_cluster, import_ray
 
-            import_ray()
+            if not import_ray().is_initialized():
+                check_cluster(self.ray_address)
 
     async def run(self, jobs: Iterable[Job], make_env: EnvFactory, concurrency: int, on_record: RecordSink) -> None:
         """Play every job, ``concurrency`` episodes in flight per process (per actor on Ray)."""

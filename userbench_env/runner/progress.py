@@ -14,6 +14,7 @@ class RunningStats:
         self.episodes = 0
         self.errors = 0
         self.reward = 0.0
+        self.scored = 0  # episodes with a reward (a user failure has none)
         self.successes = 0
         self.ufs_pass = 0
         self.ufs_known = 0
@@ -26,7 +27,9 @@ class RunningStats:
             self.errors += 1
             return
         self.episodes += 1
-        self.reward += float(record.get("reward") or 0.0)
+        if record.get("reward") is not None:
+            self.scored += 1
+            self.reward += float(record["reward"])
         self.successes += is_success(record)
         if record.get("ufs_pass") is not None:
             self.ufs_known += 1
@@ -34,8 +37,8 @@ class RunningStats:
 
     @property
     def r_tau(self) -> float | None:
-        """Mean reward of the non-errored episodes so far."""
-        return self.reward / self.episodes if self.episodes else None
+        """Mean reward of the non-errored episodes that score the agent so far."""
+        return self.reward / self.scored if self.scored else None
 
     @property
     def ufs(self) -> float | None:

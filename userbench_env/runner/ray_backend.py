@@ -11,15 +11,24 @@ An actor that dies (its process or node is lost) turns its in-flight episodes in
 records, infrastructure errors that ``retry_errors`` reruns; Ray restarts the actor for
 the jobs that follow. Ray is imported only here, when the backend runs: the workers need
 ``userbench-env`` installed and the task data at the paths the run names.
+
+Which cluster (:func:`cluster_address`): the one named by the ``address`` argument
+(``--ray-address``), else by ``RAY_ADDRESS``, else a new local cluster of this run's own
+(``address="local"``), whatever a past ``ray start`` left behind (Ray would otherwise
+try the cluster named in its leftover ``ray_current_cluster`` file). A named
+``host:port`` that does not accept connections is a :class:`ClusterUnreachable` naming
+it, before any episode (Ray itself would retry for minutes).
 """
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 import time
 from types import ModuleType
 from typing import Any, Iterable
 
-from userbench_env.errors import extra_hint
+from userbench_env.errors import UserError, extra_hint
 from userbench_env.runner.engine import EnvFactory, EnvPool, Job, Player, RecordSink, drain_jobs, play_job
 from userbench_env.runner.record import crash_record
 
@@ -33,6 +42,43 @@ def import_ray() -> ModuleType:
     except ImportError as exc:
         raise ImportError(MISSING_RAY) from exc
     return ray
+
+
+#: seconds a named cluster has to accept a connection
+CONNECT_TIMEOUT_S = 5.0
+
+
+class ClusterUnreachable(UserError):
+    """The Ray cluster the run names does not answer."""
+
+
+def cluster_address(address: str | None) -> tuple[str, str]:
+    """The address ``ray.init`` gets and where it came from: ``address`` (``--ray-address``),
+    else ``RAY_ADDRESS``, else ``"local"`` (a new cluster of this run's own)."""
+    if address:
+        return address, "--ray-address"
+    named = os.environ.get("RAY_ADDRESS", "").strip()
+    if named:
+        return named, "RAY_ADDRESS"
+    return "local", "default"
+
+
+def check_cluster(address: str | None) -> None:
+    """:class:`ClusterUnreachable` when the cluster :func:`cluster_address` names (a
+    ``host:port`` or ``ray://host:port``) does not accept a connection within
+    :data:`CONNECT_TIMEOUT_S`; ``local`` and ``auto`` are Ray's to resolve."""
+    target, origin = cluster_address(address)
+    if target in ("local", "auto"):
+        return
+    host, _, port = target.split("://", 1)[-1].rpartition(":")
+    advice = "start it (`ray start --head`) or leave out --ray-address and RAY_ADDRESS to run on a local cluster"
+    if not port.isdigit():
+        raise ClusterUnreachable(f"{target} (from {origin}) is not a Ray address: use host:port or ray://host:port")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise ClusterUnreachable(f"no Ray cluster answers at {target} (from {origin}): "
+                                 f"{exc.strerror or exc}; {advice}") from None
 
 
 class EpisodeActor:
@@ -94,8 +140,8 @@ async def run_jobs_ray(jobs: Iterable[Job], make_env: EnvFactory, concurrency: i
     """Play every job on ``workers`` Ray actors, ``concurrency`` in flight on each.
 
     Uses the Ray session of this process when one is initialised; otherwise connects to
-    ``address`` (``None``: the cluster named by ``RAY_ADDRESS``, else a new local instance)
-    and shuts that session down afterwards.
+    the cluster of :func:`cluster_address` (``None``: ``RAY_ADDRESS``, else a new local
+    cluster whatever Ray's leftover state) and shuts that session down afterwards.
     ``workers=None`` means one actor per CPU of the cluster; each actor reserves one CPU.
     """
     if concurrency < 1:
@@ -106,7 +152,8 @@ async def run_jobs_ray(jobs: Iterable[Job], make_env: EnvFactory, concurrency: i
         return
     owned = not ray.is_initialized()
     if owned:
-        ray.init(address=address, include_dashboard=False)
+        check_cluster(address)
+        ray.init(address=cluster_address(address)[0], include_dashboard=False)
     actors: list[Any] = []
     try:
         count = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))

@@ -48,8 +48,14 @@ def _injections(env: Any) -> list[dict[str, Any]]:
 
 
 def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: float, duration_s: float) -> dict[str, Any]:
-    """The record of a finished episode of a :class:`ConversationEnv` (terminal ``info``)."""
+    """The record of a finished episode of a :class:`ConversationEnv` (terminal ``info``).
+
+    ``reward`` is the last step's; it is recorded as ``None`` when the episode gives the
+    agent no reward at all (``reward`` and ``reward_excluding_nl`` both ``None``: a user
+    failure, see :mod:`userbench_env.envs.info`), so no rate counts it as the agent's 0.
+    """
     episode = info.get("episode_record") or {}
+    unscored = "reward" in episode and episode["reward"] is None and episode.get("reward_excluding_nl") is None
     task_id = episode.get("task_id") or (env.task.id if env.task is not None else meta.task_id)
     record = EpisodeRecord(
         key=meta.key,
@@ -62,7 +68,7 @@ def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: floa
         proxy=meta.proxy,
         agent=meta.agent,
         termination=episode.get("termination") or "",
-        reward=float(reward),
+        reward=None if unscored else float(reward),
         reward_components=episode.get("reward_components") or {},
         ufs_pass=episode.get("ufs_pass"),
         criteria=episode.get("criteria") or [],

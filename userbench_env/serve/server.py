@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import json
 import threading
 import time
@@ -91,8 +92,11 @@ class ChatServer:
     ``hang_seconds`` how long a ``hang`` fault holds the connection before giving up
     with HTTP 504; ``trickle_seconds`` the pause between the bytes of a ``trickle``
     fault's reply; ``record`` keeps every request body in ``stats.bodies``;
-    ``model_name`` is the one model ``GET /v1/models`` lists (requests may name any).
+    ``model_name`` is the one model ``GET /v1/models`` lists (requests may name any);
+    ``huge_bytes`` is the text length of a ``huge`` reply and ``redirect_to`` the URL a
+    ``redirect`` fault points to (default: this server's own endpoint).
     A client that disconnects cancels its request's handler (and so an awaited responder).
+    The trickling modes stop when the client leaves or after ``hang_seconds``.
     """
 
     def __init__(
@@ -106,6 +110,8 @@ class ChatServer:
         trickle_seconds: float = 1.0,
         record: bool = True,
         model_name: str = "local",
+        huge_bytes: int = 20 * 1024 * 1024,
+        redirect_to: str | None = None,
     ) -> None:
         self.responder = responder
         self.model_name = model_name
@@ -115,6 +121,8 @@ class ChatServer:
         self.port = port
         self.hang_seconds = hang_seconds
         self.trickle_seconds = trickle_seconds
+        self.huge_bytes = huge_bytes
+        self.redirect_to = redirect_to
         self.stats = ServerStats(record)
         self._runner: web.AppRunner | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -249,6 +257,9 @@ class ChatServer:
             return web.json_response({**completion_body(body, Reply(text="unused"), number), "choices": []})
         if fault == "blank":
             return web.json_response(completion_body(body, Reply(text=""), number))
+        hostile = await self._hostile(http_request, body, number, fault)
+        if hostile is not None:
+            return hostile
         try:
             reply = self.responder.reply(body)
             if inspect.isawaitable(reply):
@@ -258,6 +269,54 @@ class ChatServer:
         if fault == "trickle":
             return await self._trickle(http_request, completion_body(body, reply, number))
         return web.json_response(completion_body(body, reply, number, bad_args=fault == "bad_tool_args"))
+
+    async def _hostile(self, http_request: web.Request, body: dict[str, Any], number: int,
+                       fault: str) -> web.StreamResponse | None:
+        """The answer of a hostile mode (:mod:`userbench_env.serve.faults`), or ``None`` for another fault."""
+        completion = completion_body(body, Reply(text="Hello."), number)
+        message = completion["choices"][0]["message"]
+        if fault == "null_content":
+            message["content"] = None
+        elif fault == "bad_tool_call":
+            message["tool_calls"] = [{"id": "call_0", "type": "function"}]
+        elif fault == "huge":
+            message["content"] = "a" * self.huge_bytes
+        elif fault.startswith("usage_"):
+            completion["usage"]["prompt_tokens"] = {"usage_negative": -5, "usage_absurd": 1e300, "usage_fraction": 12.5}[fault]
+        elif fault == "invalid_utf8":
+            message["content"] = "PLACEHOLDER"
+            raw = json.dumps(completion).encode("utf-8").replace(b"PLACEHOLDER", b"caf\xff\xfe")
+            return web.Response(status=200, body=raw, content_type="application/json")
+        elif fault == "redirect":
+            raise web.HTTPTemporaryRedirect(self.redirect_to or f"{self.base_url}/chat/completions")
+        elif fault == "trickle_unsized":
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+            return await self._raw(http_request, head + json.dumps(completion).encode("utf-8"), itertools.repeat(ord(" ")))
+        elif fault == "trickle_headers":
+            return await self._raw(http_request, b"HTTP/1.1 200 OK\r\n", itertools.cycle(b"X-Slow: a\r\n"))
+        elif fault == "trickle_sse":
+            head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
+            event = b"data: " + json.dumps(completion).encode("utf-8") + b"\n\n"
+            return await self._raw(http_request, head, itertools.cycle(event))
+        else:
+            return None
+        return web.json_response(completion)
+
+    async def _raw(self, http_request: web.Request, head: bytes, trickled: Any) -> web.StreamResponse:
+        """Bytes on the bare connection, below HTTP framing: ``head`` at once, then the
+        ints of ``trickled`` one byte per ``trickle_seconds`` until the client leaves or
+        ``hang_seconds`` pass; then the connection is closed."""
+        transport = http_request.transport
+        assert transport is not None
+        transport.write(head)
+        give_up = time.monotonic() + self.hang_seconds
+        for byte in trickled:
+            if transport.is_closing() or time.monotonic() > give_up:
+                break
+            transport.write(bytes([byte]))
+            await asyncio.sleep(self.trickle_seconds)
+        transport.close()
+        raise asyncio.CancelledError  # nothing more goes on this connection
 
     async def _trickle(self, http_request: web.Request, completion: dict[str, Any]) -> web.StreamResponse:
         """Send ``completion`` one byte per ``trickle_seconds`` (every read stays alive)."""

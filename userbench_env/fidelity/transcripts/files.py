@@ -20,7 +20,7 @@ from userbench_env.fidelity.feeding import UnansweredCall
 from userbench_env.fidelity.transcripts import tau2, taubench
 from userbench_env.fidelity.transcripts.scoring import Plans, score_transcript
 from userbench_env.fidelity.transcripts.tasks import TaskIndex
-from userbench_env.fidelity.transcripts.transcript import BadEntry, NotThisFormat
+from userbench_env.fidelity.transcripts.transcript import BadEntry, NotThisFormat, Transcript
 
 Format = Literal["tau2", "taubench"]
 FORMATS: tuple[str, ...] = ("tau2", "taubench")
@@ -42,10 +42,13 @@ class TaskChoice:
 
 @dataclass
 class ScoredFile:
-    """The output lines of one input file and the entries it skipped."""
+    """The output lines of one input file, the entries it skipped, and the transcripts
+    it scored by episode (for callers that map a line's flags back to the conversation,
+    e.g. to customer turns: :meth:`~.transcript.Transcript.user_turns`)."""
 
     lines: list[dict[str, Any]] = field(default_factory=list)
     skipped: list[BadEntry] = field(default_factory=list)
+    transcripts: dict[str, Transcript] = field(default_factory=dict)
 
 
 def score_file(path: str | os.PathLike[str], fmt: Format, choice: TaskChoice, judge: Any = None,
@@ -88,6 +91,7 @@ def score_file(path: str | os.PathLike[str], fmt: Format, choice: TaskChoice, ju
         except UnansweredCall as exc:
             out.skipped.append(BadEntry(path, f"episode {item.episode}", str(exc)))
             continue
+        out.transcripts[item.episode] = item
         out.lines.append({
             "key": "|".join(("transcripts", fmt, proxy, domain, source, item.episode)),
             "episode": item.episode,

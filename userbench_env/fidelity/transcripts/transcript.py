@@ -55,6 +55,13 @@ class Transcript:
     termination: str | None = None
     user_cost_usd: float = 0.0
 
+    def user_turns(self) -> list[tuple[int, str]]:
+        """The user's messages the input recorded, in order, as ``(index in the input's own
+        message list, text)``: customer turn ``k`` (1-based, as raters number them) is
+        ``user_turns()[k - 1]``, and a flag's ``message_index`` is one of these indices."""
+        return [(origin, message.content or "") for message, origin in zip(self.messages, self.origins)
+                if message.role == "user" and origin is not None]
+
 
 def number_turns(messages: list[Message]) -> list[Message]:
     """``messages`` with ``turn`` set as the env sets it: the agent's first message (its
