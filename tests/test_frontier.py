@@ -33,7 +33,7 @@ def test_frontier_dominance_and_selection_by_hand() -> None:
     assert fr.select(pts, 0.95) == "top" and fr.select(pts, 0.98) is None
     assert fr.epoch_costs(pts, [0.95, 0.5, 0.99], 10_000) == {"0.95": pytest.approx(500.0), "0.5": 0.0, "0.99": None}
     assert fr.frontier_result(pts, [0.9, 0.99]) == {
-        "frontier": ["free", "mid", "top", "twin"], "dominated": ["pricey", "same-cost-worse"],
+        "frontier": ["free", "mid", "top", "twin"], "dominated": ["pricey", "same-cost-worse"], "unpriced": [],
         "selection": {"0.9": "mid", "0.99": None}}
 
 
@@ -49,7 +49,8 @@ def test_frontier_cli_json_from_runs_exact_shape(tmp_path, capsys) -> None:
                    {"proxy": "B", "cost_per_sim": pytest.approx(0.001), "ufs": 1.0},
                    {"proxy": "C", "cost_per_sim": 0.0, "ufs": 0.5}],
         "rollouts": 1000, "epoch_costs": {"0.5": 0.0, "0.6": pytest.approx(1.0), "1": pytest.approx(1.0)}}
-    assert out == {"frontier": ["C", "B"], "dominated": ["A"], "selection": {"0.5": "C", "0.6": "B", "1": "B"}}
+    assert out == {"frontier": ["C", "B"], "dominated": ["A"], "unpriced": [],
+                   "selection": {"0.5": "C", "0.6": "B", "1": "B"}}
 
 
 def test_frontier_cli_points_csv_epoch_cost_and_plot(tmp_path, capsys) -> None:

@@ -144,6 +144,26 @@ class Transport(Protocol):
         """How calls of ``model`` are priced, given the override table."""
         ...
 
+    def check(self, model: str) -> None:
+        """Before any call: :class:`ConfigurationError` when ``model``'s calls cannot work
+        (no credentials, or the server not reachable)."""
+        ...
+
+
+#: the longest :func:`check_reachable` waits for a connection
+REACH_TIMEOUT_S = 5.0
+
+
+def check_reachable(url: str, timeout: float) -> None:
+    """:class:`ConfigurationError` naming ``url`` unless a TCP connection to its host and port opens
+    within ``timeout`` (at most :data:`REACH_TIMEOUT_S`) seconds; nothing is sent."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        socket.create_connection((parts.hostname, port), timeout=min(timeout, REACH_TIMEOUT_S)).close()
+    except OSError as exc:
+        raise ConfigurationError(f"cannot reach {url}: {exc.strerror or exc}: is the server running there?") from exc
+
 
 #: the key sent to a ``base_url`` server when none is given and the provider's variable is unset
 #: (self-hosted OpenAI-compatible servers take any key; the OpenAI client refuses to send none)
@@ -264,6 +284,12 @@ class LiteLLMTransport:
     def pricer(self, model: str, prices: PriceSource) -> Pricer:
         """:func:`~userbench_env.pricing.call_cost` per call (tiered prices apply)."""
         return lambda prompt, completion: call_cost(model, prompt, completion, prices)
+
+    def check(self, model: str) -> None:
+        """Credentials for ``model`` are found (see :meth:`_key`), and a ``base_url`` is reachable."""
+        self._key(model)
+        if self.base_url:
+            check_reachable(self.base_url, self.timeout)
 
 
 class Fields(SimpleNamespace):
@@ -445,6 +471,10 @@ class DirectTransport:
     def endpoint(self, model: str) -> str:
         """Where calls go, for messages: the chat-completions URL."""
         return self.url
+
+    def check(self, model: str) -> None:
+        """The server is reachable (credentials cannot be known before a call)."""
+        check_reachable(self.url, self.timeout)
 
     @staticmethod
     def payload(body: dict[str, Any]) -> bytes:

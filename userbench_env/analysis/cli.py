@@ -49,11 +49,19 @@ def run_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _status(point: Any, on_frontier: set[str]) -> str:
+    """A point's status column: ``unpriced``, ``frontier`` or ``dominated``."""
+    if point.cost_per_sim is None:
+        return "unpriced"
+    return "frontier" if point.proxy in on_frontier else "dominated"
+
+
 def run_frontier(args: argparse.Namespace) -> int:
     """Print the frontier, dominated proxies, selections and epoch costs; plot with ``--plots``."""
     from userbench_env.analysis import frontier as fr
-    from userbench_env.analysis.tables import format_table, money
+    from userbench_env.analysis.tables import cost_cell, format_table, money
 
+    qs = [fr.check_q(q) for q in args.q or [0.5, 0.8, 0.9]]
     if args.plots:
         require_matplotlib()  # before any output
     if args.points:
@@ -64,7 +72,6 @@ def run_frontier(args: argparse.Namespace) -> int:
         points = fr.points_from_report(build_report(_records(args)))
     else:
         raise UserError("give run stores or --points FILE.csv")
-    qs = args.q or [0.5, 0.8, 0.9]
     result = fr.frontier_result(points, qs)
     epochs = fr.epoch_costs(points, qs, args.rollouts)
     if args.json:
@@ -73,18 +80,23 @@ def run_frontier(args: argparse.Namespace) -> int:
     else:
         on = set(result["frontier"])
         print(format_table(["proxy", "cost/sim $", "UFS", "status"],
-                           [[p.proxy, money(p.cost_per_sim), p.ufs, "frontier" if p.proxy in on else "dominated"]
-                            for p in sorted(points, key=lambda p: (p.cost_per_sim, -p.ufs))], "Cost-fidelity points"))
+                           [[p.proxy, cost_cell(p.cost_per_sim, p.cost_per_sim is not None), p.ufs, _status(p, on)]
+                            for p in sorted(fr.priced(points), key=lambda p: (p.cost_per_sim, -p.ufs))
+                            + [p for p in points if p.cost_per_sim is None]],
+                           "Cost-fidelity points"))
         print()
         print(format_table(["q", "U*(q)", f"epoch cost $ ({args.rollouts} rollouts)"],
                            [[k, v, money(epochs[k])] for k, v in result["selection"].items()],
-                           "Selection: cheapest proxy with UFS >= q"))
+                           "Selection: cheapest priced proxy with UFS >= q"))
+        if result["unpriced"]:
+            print(f"\nunpriced (no known price, never selected): {', '.join(result['unpriced'])}; "
+                  "--prices FILE prices them")
     if args.plots:
         from pathlib import Path
 
         from userbench_env.analysis.plots import frontier_figure
 
-        path = frontier_figure(points, result["frontier"], Path(args.plots) / "frontier.png")
+        path = frontier_figure(fr.priced(points), result["frontier"], Path(args.plots) / "frontier.png")
         print(f"figure: {path}", file=sys.stderr)
     return 0
 
@@ -107,7 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     fro = subparsers.add_parser("frontier", help="cost-fidelity frontier and proxy selection")
     fro.add_argument("runs", nargs="*", help="JSONL run store(s)")
     fro.add_argument("--points", help="CSV of external points: proxy,cost_per_sim,ufs")
-    fro.add_argument("--q", type=float, action="append", help="required UFS (repeat; default 0.5, 0.8, 0.9)")
+    fro.add_argument("--q", type=float, action="append", help="required UFS in (0, 1] (repeat; default 0.5, 0.8, 0.9)")
     fro.add_argument("--rollouts", type=int, default=1000, help="rollouts per RL epoch for the epoch cost")
     _common(fro)
     fro.set_defaults(func=run_frontier)

@@ -38,10 +38,15 @@ def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
     A line is read when it is a JSON object with a ``key`` that fits
     :class:`~userbench_env.analysis.schema.StoredRecord` (field types exact, numbers
     finite); every other line is unreadable. Raises ``FileNotFoundError`` naming a
-    missing store and :class:`NotARunStore` for a non-empty file none of whose lines is
-    an episode record.
+    missing store, :class:`NotARunStore` for a non-empty file none of whose lines is an
+    episode record, and :class:`~userbench_env.runner.settings.SettingsMismatch` when the
+    records (superseded ones too) answer different questions, so a later store never
+    silently replaces them.
     """
+    from userbench_env.runner.settings import common_settings
+
     latest: dict[str, dict[str, Any]] = {}
+    everything: list[dict[str, Any]] = []
     unreadable: dict[str, int] = {}
     problems: dict[str, str] = {}
     for path in paths:
@@ -62,6 +67,8 @@ def read_runs(paths: Iterable[str | os.PathLike[str]]) -> Runs:
             raise NotARunStore(f"{store.path} is not a run store: none of its lines is an episode record "
                                "(one JSON object with a 'key' per line, as `userbench eval` writes)")
         latest.update((r["key"], r) for r in records)
+        everything += records
+    common_settings(everything)
     return Runs(list(latest.values()), unreadable, problems)
 
 
@@ -74,8 +81,9 @@ def reprice(records: list[dict[str, Any]], prices: Any) -> list[dict[str, Any]]:
     """Copies of ``records`` with ``user_cost_usd`` recomputed from their tokens.
 
     A record whose proxy names a model is priced with the override table ``prices``
-    (dollars per million input/output tokens), else litellm's price map; a model with
-    no known price keeps its recorded cost.
+    (dollars per million input/output tokens), else litellm's price map, and counts as
+    priced from then on; a model with no known price keeps its recorded cost (and stays
+    unpriced when it was).
     """
     from userbench_env.pricing import call_cost, load_prices
 
@@ -89,5 +97,6 @@ def reprice(records: list[dict[str, Any]], prices: Any) -> list[dict[str, Any]]:
             cost = call_cost(str(model), *tokens, table)
             if cost is not None:
                 copy["user_cost_usd"] = cost
+                copy["user_provenance"] = {**record["user_provenance"], "priced": True}
         out.append(copy)
     return out

@@ -6,10 +6,15 @@ Definitions (records with ``error`` set are infrastructure errors: they count on
 * **cell** = (proxy, domain). Cell R_tau = mean reward over the episodes that score the
   agent (a user failure records no reward: it counts in UFS, not in R_tau); cell UFS = share of episodes
   passing among those with a verdict (``ufs_pass`` not None), ``n_ufs`` of them.
+* **settings**: the question every record answers and each proxy's options
+  (:func:`~userbench_env.runner.settings.common_settings`); records answering different
+  questions are refused, never mixed.
 * **per proxy**: R_tau and UFS are unweighted means over the proxy's domains (domains
   without a UFS verdict are left out of the UFS mean); cost per simulation and prompt /
-  completion tokens are means per episode; ``success_fail_ufs`` is the share of
-  agent-successful episodes (reward 1) with a verdict that fail UFS.
+  completion tokens are means per episode; the cost is ``None`` with ``priced`` false
+  when any episode called a model with no known price (unpriced is unknown, not $0);
+  ``success_fail_ufs`` is the share of agent-successful episodes (reward 1) with a
+  verdict that fail UFS.
 * **families**: frequency = share of a proxy's episodes with a verdict in which the
   family has at least one failed criterion. Effect on the agent's pass rate, per cell
   with at least ``min_side`` (5) judged episodes with the family failing and 5
@@ -28,7 +33,8 @@ from collections import Counter, defaultdict
 from typing import Any, Callable, Iterable
 
 from userbench_env.analysis.stats import mean, pearson
-from userbench_env.runner.record import is_success
+from userbench_env.runner.record import is_success, user_cost
+from userbench_env.runner.settings import common_settings
 
 DISCLOSURE = "premature_disclosure"
 MIN_SIDE = 5
@@ -77,12 +83,15 @@ def proxy_rows(ok: list[Record], everything: list[Record]) -> list[dict[str, Any
         domains = [cell_rates(d) for d in _group(recs, lambda r: r.get("domain", "")).values()]
         successes = judged(r for r in recs if is_success(r))
         hosting = Counter(r.get("hosting", "local") for r in recs).most_common(1)[0][0]
+        costs = [user_cost(r) for r in recs]
+        priced = None not in costs
         rows.append({
             "proxy": proxy,
             "hosting": hosting,
             "n": len(recs),
             "errors": errors.get(proxy, 0),
-            "cost_per_sim": mean(r.get("user_cost_usd") or 0.0 for r in recs),
+            "cost_per_sim": mean(costs) if priced else None,
+            "priced": priced,
             "r_tau": mean(d["r_tau"] for d in domains),
             "ufs": mean(d["ufs"] for d in domains),
             "prompt_tokens": mean(r.get("user_prompt_tokens") or 0 for r in recs),
@@ -91,7 +100,7 @@ def proxy_rows(ok: list[Record], everything: list[Record]) -> list[dict[str, Any
             "n_success_judged": len(successes),
         })
     for proxy in sorted(set(errors) - {row["proxy"] for row in rows}):
-        rows.append({"proxy": proxy, "hosting": None, "n": 0, "errors": errors[proxy], "cost_per_sim": None,
+        rows.append({"proxy": proxy, "hosting": None, "n": 0, "errors": errors[proxy], "cost_per_sim": None, "priced": None,
                      "r_tau": None, "ufs": None, "prompt_tokens": None, "completion_tokens": None,
                      "success_fail_ufs": None, "n_success_judged": 0})
     return rows
@@ -183,8 +192,10 @@ def error_rows(records: Iterable[Record]) -> list[dict[str, Any]]:
 
 def build_report(records: list[Record], min_side: int = MIN_SIDE) -> dict[str, Any]:
     """Every report section (see the module docstring) from run records."""
+    settings = common_settings(records)
     ok = ok_records(records)
     return {
+        "settings": settings,
         "episodes": len(records),
         "errors_total": len(records) - len(ok),
         "proxies": proxy_rows(ok, records),

@@ -50,6 +50,7 @@ class StoredRecord(BaseModel):
     agent_tool_calls: int = Field(default=0, ge=0)
     agent_questions: int = Field(default=0, ge=0)
     user_provenance: dict[str, Any] | None = None
+    settings: dict[str, Any] | None = None
     user_prompt_tokens: int | None = Field(default=0, ge=0)
     user_completion_tokens: int | None = Field(default=0, ge=0)
     user_cost_usd: float | None = Field(default=0.0, ge=0)

@@ -15,6 +15,15 @@ def money(value: float | None, digits: int = 3) -> str:
     return f"{value:.{max(digits - 1 - math.floor(math.log10(abs(value))), 2)}f}"
 
 
+#: what a table shows for a cost that is not known (a model with no price): never $0
+UNPRICED = "unpriced"
+
+
+def cost_cell(cost: float | None, priced: bool | None = True) -> str:
+    """A cost column's cell: :data:`UNPRICED` when the cost is not known, else :func:`money`."""
+    return UNPRICED if priced is False else money(cost)
+
+
 def fmt(value: Any, digits: int = 3) -> str:
     """A cell: ``-`` for None, fixed decimals for floats, ``str`` otherwise."""
     if value is None:
@@ -51,19 +60,31 @@ def summary_table(records: list[dict[str, Any]]) -> str:
             for d in report["domains"]]
     rows += [[p, d, 0, None, None, 0, n] for (p, d), n in errors.items()]
     table = format_table(["proxy", "task set", "n", "R_tau", "UFS", "n_ufs", "errors"], rows, "Per task set")
-    head = [[p["proxy"], p["r_tau"], p["ufs"], money(p["cost_per_sim"]), p["errors"]] for p in report["proxies"]]
+    head = [[p["proxy"], p["r_tau"], p["ufs"], cost_cell(p["cost_per_sim"], p["priced"]), p["errors"]]
+            for p in report["proxies"]]
     return table + "\n\n" + format_table(["proxy", "R_tau", "UFS", "cost/sim $", "errors"], head,
                                          "Per proxy (unweighted means over task sets)")
 
 
+def settings_text(settings: dict[str, Any]) -> str:
+    """The settings every record answers, and each proxy's options (see the report's ``settings``)."""
+    from userbench_env.runner.settings import show_value
+
+    question = ", ".join(f"{name} {show_value(value)}" for name, value in settings["question"].items())
+    lines = [f"Settings: {question}"]
+    lines += [f"  {proxy} options: {show_value(options)}" for proxy, options in settings["proxy_options"].items() if options]
+    return "\n".join(lines)
+
+
 def report_text(report: dict[str, Any]) -> str:
-    """Every report section as text tables."""
-    parts = [format_table(
+    """Every report section as text tables (the settings first, when the records carry them)."""
+    parts = [settings_text(report["settings"])] if report.get("settings") else []
+    parts.append(format_table(
         ["proxy", "hosting", "n", "errors", "cost/sim $", "R_tau", "UFS", "prompt tok", "compl tok", "succ&UFS-fail"],
-        [[p["proxy"], p["hosting"], p["n"], p["errors"], money(p["cost_per_sim"]), p["r_tau"], p["ufs"],
+        [[p["proxy"], p["hosting"], p["n"], p["errors"], cost_cell(p["cost_per_sim"], p["priced"]), p["r_tau"], p["ufs"],
           fmt(p["prompt_tokens"], 1), fmt(p["completion_tokens"], 1), p["success_fail_ufs"]] for p in report["proxies"]],
         f"Proxies ({report['episodes']} episodes, {report['errors_total']} infrastructure errors excluded from rates)",
-    )]
+    ))
     parts.append(format_table(["proxy", "domain", "n", "R_tau", "UFS", "n_ufs"],
                               [[d["proxy"], d["domain"], d["n"], d["r_tau"], d["ufs"], d["n_ufs"]] for d in report["domains"]],
                               "Per domain"))

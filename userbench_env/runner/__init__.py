@@ -2,7 +2,8 @@
 
 * :func:`run_eval` / :func:`arun_eval` with an :class:`EvalConfig` (``userbench eval``);
 * :func:`collect` / :func:`acollect` for trainers (kept records + number rejected);
-* :class:`EpisodeStore` (append-only JSONL, fsync per record, resume by key);
+* :class:`EpisodeStore` (append-only JSONL, fsync per record, resume by key, one writer);
+* :class:`RunSettings` (the question a store answers: settings that change outcomes);
 * :class:`Gate` (which episodes a fidelity gate rejects).
 
 Submodules are imported on first attribute access, so importing this package is cheap.
@@ -15,6 +16,7 @@ from typing import Any
 _EXPORTS = {
     "EpisodeStore": "userbench_env.runner.store",
     "episode_key": "userbench_env.runner.store",
+    "RunSettings": "userbench_env.runner.settings",
     "EvalConfig": "userbench_env.runner.evaluation",
     "EvalResult": "userbench_env.runner.evaluation",
     "run_eval": "userbench_env.runner.evaluation",

@@ -5,7 +5,9 @@ Example (no API key needed)::
     userbench eval --proxy scripted --agent scripted --domain airline --trials 1 --out runs/x.jsonl
 
 Running again with the same ``--out`` resumes: episodes already in the store are
-skipped (``--retry-errors`` reruns those that ended in an infrastructure error). The
+skipped (``--retry-errors`` reruns those that ended in an infrastructure error); a store
+answers one question, so other settings (max turns, proxy temperature, judge, ...) are
+refused there (see ``docs/runs.md``). The
 summary per proxy and task set (domain) follows the run; ``userbench report`` gives the
 full tables. ``--backend ray`` plays the episodes on the actors of a Ray cluster
 (``--ray-address``; ``--workers`` actors, ``--concurrency`` episodes in flight on each);
@@ -54,11 +56,29 @@ def _first_errors(records: list[dict[str, object]], most: int = 3) -> list[str]:
     return found[:most]
 
 
+def report_errors(records: list[dict[str, object]]) -> int:
+    """Say on stderr how many of the run's ``records`` are infrastructure errors, their first
+    messages and that ``--retry-errors`` reruns them; the exit code: 1 when every one is an
+    error (nothing was measured), else 0."""
+    errors = [r for r in records if r.get("error")]
+    if not errors:
+        return 0
+    every = len(errors) == len(records)
+    what = (f"every episode run ended in an infrastructure error ({len(errors)})" if every else
+            f"{len(errors)} of {len(records)} episodes ended in an infrastructure error (in no rate)")
+    print(f"userbench eval: {what}; first errors:", file=sys.stderr)
+    for message in _first_errors(errors):
+        print(f"  {message}", file=sys.stderr)
+    print("userbench eval: fix the cause, then run the same command with --retry-errors to rerun them",
+          file=sys.stderr)
+    return 1 if every else 0
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation, then print the per-task-set summary; returns the exit code."""
     from userbench_env.analysis.load import load_records
     from userbench_env.analysis.tables import summary_table
-    from userbench_env.runner.evaluation import EvalConfig, plan, run_eval
+    from userbench_env.runner.evaluation import EvalConfig, RunAborted, plan, run_eval
 
     options = llm_options(args, "")
     if args.proxy_guidelines:
@@ -67,7 +87,8 @@ def run(args: argparse.Namespace) -> int:
     config = EvalConfig(
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
-        limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns, out=args.out,
+        limit=args.limit, concurrency=args.concurrency, max_turns=args.max_turns,
+        max_consecutive_errors=args.max_consecutive_errors, out=args.out,
         retry_errors=args.retry_errors, progress=not args.no_progress, data_path=args.data_path, judge=args.judge,
         rubrics=args.rubrics,
         proxy_options=options, agent_options=agent_options,
@@ -87,22 +108,20 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError, ImportError) as exc:  # bad spec, domain, split, data path; no Ray
         print(f"userbench eval: {exc}", file=sys.stderr)
         return 2
+    except RunAborted as exc:  # a write failure or an error streak: the finished records are stored
+        print(f"userbench eval: {exc}", file=sys.stderr)
+        return 1
     planned = {meta.key for meta in plan(config)}
     records = [r for r in load_records([config.out]) if r["key"] in planned]
+    errors = sum(1 for r in records if r.get("error"))
     if args.json:
         from userbench_env.analysis.report import summary
 
         print(json.dumps({"run": result.model_dump(), "summary": summary(records)}, indent=2))
     else:
-        print(f"{result.ran} episodes run, {result.skipped} already in {result.out}, {result.errors} infrastructure errors")
+        print(f"{result.ran} episodes run, {result.skipped} already in {result.out}, {errors} infrastructure errors")
         print(summary_table(records))
-    if result.ran and result.errors == result.ran:
-        print(f"userbench eval: every episode run ended in an infrastructure error ({result.errors}); first errors:",
-              file=sys.stderr)
-        for message in _first_errors(records):
-            print(f"  {message}", file=sys.stderr)
-        return 1
-    return 0
+    return report_errors(records)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -126,6 +145,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")
     p.add_argument("--out", default="runs/eval.jsonl", help="JSONL store (appended; resumed)")
     p.add_argument("--retry-errors", action="store_true", help="rerun episodes that ended in an infrastructure error")
+    p.add_argument("--max-consecutive-errors", type=int, default=10, metavar="N",
+                   help="stop the run after N infrastructure errors in a row (0: never stop)")
     p.add_argument("--base-url", help="OpenAI-compatible base URL for litellm/direct proxies")
     p.add_argument("--agent-base-url", help="OpenAI-compatible base URL for a litellm/direct agent")
     p.add_argument("--agent-api-key", help="API key for a litellm/direct agent")

@@ -10,6 +10,7 @@ reset with seed ``seed + i`` (the env draws its task from that seed unless
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -126,9 +127,10 @@ async def acollect(
         if writer is not None:
             writer.submit(record)
 
-    await runner.run(jobs, make_env, concurrency, sink)
-    if writer is not None:
-        await writer.drain()
+    with writer.store.exclusive() if writer is not None else contextlib.nullcontext():
+        await runner.run(jobs, make_env, concurrency, sink)
+        if writer is not None:
+            await writer.drain()
     result = CollectResult(route=route)
     for job in jobs:
         record = by_key[job.meta.key]
@@ -160,5 +162,6 @@ async def route_collect(env_id: str, policy: Any, kwargs: dict[str, Any], candid
         return await calibrate_collect(env_id, policy, candidates, calibration or DEFAULT_CALIBRATION, concurrency,
                                        {k: v for k, v in kwargs.items() if k != "user_proxy"})
 
-    choice = await resolve_route(parse_route(kwargs["user_proxy"]), candidates, frontier, measure)
+    prices = (kwargs.get("user_proxy_options") or {}).get("price_override")
+    choice = await resolve_route(parse_route(kwargs["user_proxy"]), candidates, frontier, measure, prices)
     return choice.model_dump()

@@ -4,11 +4,12 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from userbench_env.runner.record import is_success
+from userbench_env.runner.record import is_success, user_cost
 
 
 class RunningStats:
-    """Totals over finished episodes; errored episodes are only counted as errors."""
+    """Totals over finished episodes; errored episodes are only counted as errors. ``cost`` sums
+    the known costs; ``unpriced`` counts the episodes whose cost is not known."""
 
     def __init__(self) -> None:
         self.episodes = 0
@@ -19,10 +20,15 @@ class RunningStats:
         self.ufs_pass = 0
         self.ufs_known = 0
         self.cost = 0.0
+        self.unpriced = 0
 
     def add(self, record: dict[str, Any]) -> None:
         """Count one record."""
-        self.cost += float(record.get("user_cost_usd") or 0.0)
+        cost = user_cost(record)
+        if cost is None:
+            self.unpriced += 1
+        else:
+            self.cost += cost
         if record.get("error"):
             self.errors += 1
             return
@@ -50,7 +56,8 @@ class RunningStats:
         fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
         from userbench_env.analysis.tables import money
 
-        return {"R_tau": fmt(self.r_tau), "UFS": fmt(self.ufs), "cost": f"${money(self.cost)}", "errors": str(self.errors)}
+        cost = f"${money(self.cost)}" + (f" +{self.unpriced} unpriced" if self.unpriced else "")
+        return {"R_tau": fmt(self.r_tau), "UFS": fmt(self.ufs), "cost": cost, "errors": str(self.errors)}
 
 
 class Progress:

@@ -2,7 +2,8 @@
 
 A record is the JSON form of :class:`~userbench_env.core.episode.EpisodeRecord` plus a
 few extra fields (``hosting``, ``reward_excluding_nl``, ``nl_pending``,
-``invalid_actions``). ``error`` is set only for infrastructure failures (the proxy or
+``invalid_actions``, ``settings``: the :class:`~userbench_env.runner.settings.RunSettings`
+of the run, ``None`` outside ``eval``). ``error`` is set only for infrastructure failures (the proxy or
 the judge failed, or the episode crashed): such records are excluded from every rate
 and reported separately, and ``--retry-errors`` reruns them.
 """
@@ -35,11 +36,22 @@ class EpisodeMeta(BaseModel):
     agent: str = ""
     hosting: str = "local"
     options: dict[str, Any] = Field(default_factory=dict)
+    settings: dict[str, Any] | None = None
 
 
 def is_success(record: dict[str, Any]) -> bool:
     """True when the agent solved the task (R_tau == 1)."""
     return float(record.get("reward") or 0.0) >= SUCCESS_REWARD
+
+
+def user_cost(record: dict[str, Any]) -> float | None:
+    """The user side's cost of the episode in USD, or ``None`` when it is unknown: some call went
+    to a model with no known price (``user_provenance.priced`` is false; ``--prices`` can price
+    it). A proxy that calls no model (scripted, replay) really costs 0."""
+    provenance = record.get("user_provenance")
+    if isinstance(provenance, dict) and provenance.get("priced") is False:
+        return None
+    return float(record.get("user_cost_usd") or 0.0)
 
 
 def _injections(env: Any) -> list[dict[str, Any]]:
@@ -93,6 +105,7 @@ def build_record(meta: EpisodeMeta, env: Any, info: dict[str, Any], reward: floa
         reward_excluding_nl=episode.get("reward_excluding_nl"),
         nl_pending=bool(episode.get("nl_pending", False)),
         invalid_actions=int(info.get("invalid_actions", 0)),
+        settings=meta.settings,
     )
     return record
 
@@ -104,5 +117,5 @@ def crash_record(meta: EpisodeMeta, exc: BaseException, duration_s: float) -> di
         trial=meta.trial, seed=meta.seed, proxy=meta.proxy, agent=meta.agent, termination="crash",
         error=f"crash: {type(exc).__name__}: {exc}", duration_s=round(duration_s, 6),
     ).model_dump(mode="json")
-    record.update(hosting=meta.hosting, traceback="".join(traceback.format_exception(exc))[-4000:])
+    record.update(hosting=meta.hosting, settings=meta.settings, traceback="".join(traceback.format_exception(exc))[-4000:])
     return record

@@ -12,7 +12,10 @@ every episode record under ``route``.
 When no candidate reaches ``q``: ``on_miss="fallback"`` (default) uses the most faithful
 candidate (cheapest among ties) and records ``met: false``; ``on_miss="fail"`` raises
 :class:`RoutingError` before any episode. A candidate with no point (not in the file, or
-every calibration episode errored) cannot be chosen.
+every calibration episode errored) cannot be chosen, and neither can an *unpriced* one
+(its model has no known price: its cost is unknown, not $0) unless a price table
+(``--prices``, the ``price_override`` proxy option) prices it; the choice lists the
+candidates left out as unpriced.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Any, Awaitable, Callable, Iterable, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from userbench_env.analysis.frontier import Point, read_points, select
+from userbench_env.analysis.frontier import Point, priced, read_points, select, unpriced
 from userbench_env.errors import UserError
 
 ROUTE_PREFIX = "route:"
@@ -60,6 +63,7 @@ class RouteChoice(BaseModel):
     met: bool
     source: str
     candidates: list[str]
+    unpriced: list[str] = Field(default_factory=list)
 
 
 def is_route(spec: Any) -> bool:
@@ -84,9 +88,10 @@ def parse_route(spec: str) -> Route:
         raise ValueError(f"route spec {spec!r}: {exc}") from None
 
 
-def read_frontier_points(path: str | os.PathLike[str]) -> list[Point]:
+def read_frontier_points(path: str | os.PathLike[str], prices: Any = None) -> list[Point]:
     """Points from a frontier file: ``frontier --json`` output (``.json``, its ``points``),
-    a points CSV (``.csv``), or a run store (anything else: JSONL records, via the report)."""
+    a points CSV (``.csv``), or a run store (anything else: JSONL records, via the report,
+    repriced with the price table ``prices`` when given)."""
     path = Path(path)
     if not path.is_file():
         raise RoutingError(f"no frontier file at {path}")
@@ -97,13 +102,14 @@ def read_frontier_points(path: str | os.PathLike[str]) -> list[Point]:
         if not isinstance(data, dict) or "points" not in data:
             raise RoutingError(f"{path} has no 'points' (write it with `userbench frontier ... --json`)")
         return [Point.model_validate(p) for p in data["points"]]
-    return points_from_records(_store_records(path))
+    return points_from_records(_store_records(path, prices))
 
 
-def _store_records(path: Path) -> list[dict[str, Any]]:
-    from userbench_env.analysis.load import load_records
+def _store_records(path: Path, prices: Any) -> list[dict[str, Any]]:
+    from userbench_env.analysis.load import load_records, reprice
 
-    return load_records([path])
+    records = load_records([path])
+    return reprice(records, prices) if prices is not None else records
 
 
 def points_from_records(records: list[dict[str, Any]]) -> list[Point]:
@@ -120,18 +126,23 @@ def choose(route: Route, candidates: Iterable[str], points: Iterable[Point], sou
     known = {p.proxy: p for p in points if p.proxy in names} if names else {p.proxy: p for p in points}
     if not known:
         raise RoutingError(f"no cost-fidelity point for any candidate ({', '.join(names) or 'none given'}) in {source}")
-    pool = list(known.values())
+    pool = priced(known.values())
+    left_out = unpriced(known.values())
+    if not pool:
+        raise RoutingError(f"no candidate has a known price ({', '.join(left_out)} in {source} are unpriced, and an "
+                           "unknown cost is not $0): give their prices with --prices FILE")
     chosen = select(pool, route.q)
     met = chosen is not None
     if chosen is None:
-        best = max(pool, key=lambda p: (p.ufs, -p.cost_per_sim, p.proxy))
+        best = max(pool, key=lambda p: (p.ufs, -p.cost_per_sim, p.proxy))  # type: ignore[operator]
         if route.on_miss == "fail":
             raise RoutingError(f"no candidate reaches UFS >= {route.q:g}: the most faithful is {best.proxy} "
                                f"(UFS {best.ufs:.3f}) in {source}")
         chosen = best.proxy
     point = known[chosen]
+    assert point.cost_per_sim is not None  # chosen from the priced pool
     return RouteChoice(q=route.q, proxy=chosen, ufs=point.ufs, cost_per_sim=point.cost_per_sim, met=met,
-                       source=source, candidates=names or sorted(known))
+                       source=source, candidates=names or sorted(known), unpriced=left_out)
 
 
 def env_kwargs_for(spec: str, env_kwargs: dict[str, Any]) -> dict[str, Any]:
@@ -160,10 +171,11 @@ async def calibrate_collect(env_id: str, policy: Any, candidates: list[str], epi
 
 
 async def resolve_route(route: Route, candidates: list[str], frontier: str | os.PathLike[str] | None,
-                        calibrate: Callable[[], Awaitable[list[Point]]]) -> RouteChoice:
-    """The choice from ``frontier`` if given, else from the points ``await calibrate()`` measures."""
+                        calibrate: Callable[[], Awaitable[list[Point]]], prices: Any = None) -> RouteChoice:
+    """The choice from ``frontier`` if given (a run store repriced with ``prices``), else from the
+    points ``await calibrate()`` measures."""
     if frontier is not None:
-        return choose(route, candidates, read_frontier_points(frontier), f"frontier file {os.fspath(frontier)}")
+        return choose(route, candidates, read_frontier_points(frontier, prices), f"frontier file {os.fspath(frontier)}")
     if not candidates:
         raise RoutingError("a route without a frontier file needs candidates to calibrate")
     return choose(route, candidates, await calibrate(), "calibration")
@@ -186,5 +198,6 @@ async def aroute_eval(config: Any, route: Route, frontier: str | os.PathLike[str
         await arun_eval(slice_)
         return points_from_records(load_records([slice_.out]))
 
-    choice = await resolve_route(route, list(config.proxies), frontier, measure)
+    choice = await resolve_route(route, list(config.proxies), frontier, measure,
+                                 config.proxy_options.get("price_override"))
     return config.model_copy(update={"proxies": [choice.proxy], "route": choice.model_dump()})
