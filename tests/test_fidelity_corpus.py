@@ -99,6 +99,7 @@ def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_er
     assert report["clean_episodes"] == 1 and report["false_alarm_rate"] == 1.0
     errors = {e["id"]: e["error"] for e in report["replay_errors"]}
     assert set(errors) == {"u-5", "u-6"} and "no recorded user turn left" in errors["u-5"]
+    assert report["cases"] == 4  # the cases scored: the two that did not replay are listed, not counted
     assert "1 scripted turn(s) left unreplayed" in errors["u-6"]
     # per writer: the replayed cases only; u-4's alarm, u-1's hit and the two misses
     assert report["by_writer"] == {"unit": {

@@ -1,15 +1,22 @@
 """Gymnasium's conventions on every id: ``areset``/``astep`` through the wrappers
 ``gym.make`` adds, the episode record on a ``TimeLimit`` cut (sync and async; agent side,
-user side, surfaces), vector envs as the README builds them, and a refused ``max_turns``."""
+user side, surfaces), vector envs as the README builds them, a refused ``max_turns``, and
+Gymnasium's own tools on the *made* env of every registered id (``check_env``,
+``gym.make(env.spec)``, ``RecordEpisodeStatistics``); Web-v0 and App-v0 need Chromium and
+Xvfb (skipped, or failed under ``USERBENCH_REQUIRE_ALL=1``, per ``tests/resources.py``)."""
 from __future__ import annotations
 
 import asyncio
 
 import gymnasium as gym
 import pytest
+from gymnasium.utils.env_checker import check_env
+from gymnasium.wrappers import RecordEpisodeStatistics
 
+import resources
 import userbench_env  # noqa: F401  (registers the ids)
 from userbench_env.envs.conventions import GymConventions
+from userbench_env.registration import ENV_SPECS, NAMESPACE
 
 QUESTION = "Could you tell me more about that?"
 
@@ -95,3 +102,67 @@ def test_the_readme_vector_form_runs() -> None:
 def test_a_bad_max_turns_is_refused(env_id, bad) -> None:
     with pytest.raises(ValueError, match=rf"max_turns must be a positive integer, got {bad!r}"):
         gym.make(env_id, max_turns=bad)
+
+
+# ------------------------------------------------------------ Gymnasium's tools on every id
+
+ALL_IDS = [f"{NAMESPACE}/{name}" for name in ENV_SPECS]
+#: the system tools an id's env needs to be made at all
+NEEDS = {f"{NAMESPACE}/Web-v0": resources.chromium, f"{NAMESPACE}/App-v0": resources.local_app}
+
+
+def _make(env_id: str, **kwargs) -> gym.Env:
+    NEEDS.get(env_id, lambda: None)()
+    return gym.make(env_id, **kwargs)
+
+
+def _stack(env: gym.Env) -> list[str]:
+    """The wrapper classes from the outside in, then the env class."""
+    names = []
+    while isinstance(env, gym.Wrapper):
+        names.append(type(env).__name__)
+        env = env.env
+    return names + [type(env).__name__]
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+@pytest.mark.filterwarnings("ignore:.*is different from the unwrapped version")  # checking the made env is the point
+def test_check_env_passes_on_the_made_env(env_id) -> None:
+    env = _make(env_id)
+    try:
+        check_env(env)  # the made env with every wrapper, not env.unwrapped
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_gym_make_of_the_spec_rebuilds_the_same_stack(env_id) -> None:
+    env = _make(env_id, max_episode_steps=4, max_turns=7)
+    again = gym.make(env.spec)
+    try:
+        assert again.spec == env.spec and again.spec.kwargs["max_turns"] == 7
+        assert _stack(again) == _stack(env) and _stack(env)[:2] == ["GymConventions", "TimeLimit"]
+        assert again.max_episode_steps == 4 and again.unwrapped.max_turns == 7
+    finally:
+        env.close()
+        again.close()
+
+
+@pytest.mark.parametrize("env_id", ALL_IDS)
+def test_record_episode_statistics_and_monitors_see_every_episode(env_id) -> None:
+    """``RecordEpisodeStatistics`` (and SB3's ``Monitor``, which writes the same key) own
+    ``info["episode"]``: the env's record stays beside their statistics."""
+    env = RecordEpisodeStatistics(_make(env_id, max_episode_steps=2))
+    try:
+        for seed in (0, 1):  # a second episode: the wrapper's counters start again
+            env.reset(seed=seed)
+            steps = 0
+            while True:
+                steps += 1
+                _, reward, terminated, truncated, info = env.step("Hello, could you tell me more?")
+                if terminated or truncated:
+                    break
+            assert info["episode"]["l"] == steps <= 2 and info["episode"]["r"] == pytest.approx(reward)
+            assert info["episode_record"]["termination"] and "episode" not in info["episode_record"]
+    finally:
+        env.close()

@@ -4,9 +4,12 @@ The policy is the scripted oracle agent behind a local, streaming OpenAI-compati
 endpoint (verifiers' chat program always streams): it reads the conversation the
 program sends (the user's messages and ``<tool_response>`` blocks), replays the oracle
 on it and answers in the adapter's text protocol (``<tool_call>`` blocks or a message).
-verifiers runs its ``null`` harness as a local subprocess (its chat program's packages
-come through ``uv`` on first use). The rubric on each trace is checked against the
-env's own ``info["episode_record"]``. Skipped (one-line reason) without verifiers.
+verifiers runs the adapter's harness (its ``null`` chat harness) as a local subprocess.
+Everything runs as on a fresh machine without internet: ``uv``, ``curl``, ``wget`` and
+``pip`` on ``PATH`` are stand-ins that fail, and the command-line run gets an empty
+``HOME`` (no cached ``uv``), so any attempt to fetch ``uv`` or a package fails the test.
+The rubric on each trace is checked against the env's own ``info["episode_record"]``.
+Skipped (one-line reason) without verifiers.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ import pytest
 import resources
 import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.agents import ScriptedAgent
+from userbench_env.errors import extra_hint
 from userbench_env.integrations.episode import episode_rows, score_episode
 from userbench_env.tasks import load_task
 
@@ -115,6 +119,20 @@ class OracleServer:
         self._loop.run_forever()
 
 
+#: programs an offline run must never call (verifiers' way to get uv: pip, then curl/wget)
+FETCHERS = ("uv", "curl", "wget", "pip")
+
+
+def offline_path(folder) -> str:
+    """``PATH`` with failing stand-ins of :data:`FETCHERS` in front (made in ``folder``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in FETCHERS:
+        shim = folder / name
+        shim.write_text(f'#!/bin/sh\necho "offline run: {name} was called" >&2\nexit 97\n')
+        shim.chmod(0o755)
+    return f"{folder}{os.pathsep}{os.environ['PATH']}"
+
+
 def openings(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Each row's opening user message (deterministic) -> its task, so the oracle knows the task."""
     found = {}
@@ -127,14 +145,16 @@ def openings(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def oracle():
-    """The oracle endpoint (knowing the first three retail test tasks, clean and gated) and its key."""
+def oracle(tmp_path_factory):
+    """The oracle endpoint (knowing the first three retail test tasks, clean and gated), its
+    key, and an offline ``PATH`` (:func:`offline_path`) for everything verifiers runs."""
     if importlib.util.find_spec("verifiers") is None:
-        resources.go_without("verifiers is not installed: pip install -e '.[verifiers]'", "verifiers")
+        resources.go_without(f"verifiers is not installed: {extra_hint('verifiers')}", "verifiers")
     rows = episode_rows(ENV_ID, "test", limit=3)
     known = {**openings(rows), **openings([{**rows[0], "user_proxy": GATE_FAILING_PROXY}])}
     with OracleServer(known) as server, pytest.MonkeyPatch.context() as patch:
         patch.setenv(KEY_VAR, "local")
+        patch.setenv("PATH", offline_path(tmp_path_factory.mktemp("offline")))
         yield server
 
 
@@ -190,7 +210,10 @@ def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
                "--env.taskset.env-id", ENV_ID, "--env.taskset.limit", "1", "--env.reward", "r_tau", "-n", "1",
                "--model", "oracle", "--client.base-url", oracle.base_url, "--client.api-key-var", KEY_VAR,
                "-o", str(tmp_path), "--no-rich"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, env={**os.environ, KEY_VAR: "local"})
+    home = tmp_path / "home"  # no cached uv, no verifiers cache: a fresh machine's user
+    home.mkdir()
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, KEY_VAR: "local", "HOME": str(home)})
     assert done.returncode == 0, done.stderr[-2000:]
     (traces,) = tmp_path.glob("*/traces.jsonl")
     (record,) = [json.loads(line) for line in traces.read_text().splitlines() if line.strip()]
@@ -198,3 +221,31 @@ def test_vf_eval_from_the_command_line(oracle, tmp_path) -> None:
     episode = trace["info"]["episode_record"]
     assert episode["termination"] in ("user_stop", "agent_stop") and episode["error"] is None
     assert trace["rewards"]["r_tau"]["score"] == episode["reward"] == 1.0
+
+
+def test_the_harness_runs_the_chat_program_here_only_when_this_python_has_its_packages() -> None:
+    if importlib.util.find_spec("verifiers") is None:
+        resources.go_without(f"verifiers is not installed: {extra_hint('verifiers')}", "verifiers")
+    from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
+    from verifiers.v1.runtimes import SubprocessConfig, SubprocessRuntime
+
+    from userbench_env.integrations.verifiers_harness import (
+        prepare_with_this_interpreter,
+        prepared_script_path,
+        script_metadata,
+        unmet_requirements,
+    )
+
+    assert "mcp==2.0.0" in script_metadata(CHAT_PROGRAM_SOURCE)["dependencies"]
+    assert unmet_requirements(CHAT_PROGRAM_SOURCE) == []  # verifiers' own dependencies
+    other = '# /// script\n# requires-python = ">=99"\n# dependencies = ["httpx>=0", "no-such-package-x1"]\n# ///\n'
+    assert unmet_requirements(other) == ["python>=99", "no-such-package-x1"]
+    runtime = SubprocessRuntime(SubprocessConfig())
+    assert prepare_with_this_interpreter(runtime, other) is False  # left to verifiers' uv path
+    assert prepare_with_this_interpreter(runtime, CHAT_PROGRAM_SOURCE) is True
+    path = prepared_script_path(runtime, CHAT_PROGRAM_SOURCE)
+    with open(path, encoding="utf-8") as script:
+        assert script.read() == CHAT_PROGRAM_SOURCE
+    # verifiers' own launch path now runs it on this interpreter, without uv
+    argv = asyncio.run(runtime.prepare_uv_script(CHAT_PROGRAM_SOURCE, {}, activate=False))
+    assert argv == [sys.executable, path]

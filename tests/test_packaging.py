@@ -60,3 +60,21 @@ def test_plain_install_imports_wrappers_and_finds_bundled_tasks(wheel: Path, tmp
         capture_output=True, text=True, check=True,
     ).stdout.split()
     assert int(out[0]) >= 30 and out[1] == "FidelityGate"
+
+
+def test_wheel_metadata_names_authors_keywords_classifiers_and_an_all_extra(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as archive:
+        (name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+        metadata = archive.read(name).decode("utf-8")
+    fields: dict[str, list[str]] = {}
+    for line in metadata.split("\n\n", 1)[0].splitlines():
+        key, _, value = line.partition(": ")
+        fields.setdefault(key, []).append(value)
+    assert fields.get("Author") or fields.get("Author-email")
+    assert "gymnasium" in fields["Keywords"][0] and "user-simulation" in fields["Keywords"][0]
+    assert "Programming Language :: Python :: 3.11" in fields["Classifier"]
+    assert any(c.startswith("Topic :: Scientific/Engineering :: Artificial Intelligence") for c in fields["Classifier"])
+    extras = set(fields["Provides-Extra"])
+    (everything,) = [r for r in fields["Requires-Dist"] if r.endswith('extra == "all"')]
+    named = everything.partition("userbench-env[")[2].partition("]")[0].split(",")
+    assert sorted(named) == sorted(extras - {"all", "dev"})  # `all` is every extra but the test tools

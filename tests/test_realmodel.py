@@ -25,6 +25,7 @@ import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.agents import ScriptedAgent
 from userbench_env.agents.llm import LLMAgent
 from userbench_env.envs.user_side import ProxyPolicy
+from userbench_env.errors import MissingDependency
 from userbench_env.evaluation.nl_judge import JudgeReplyError, JudgeSpec
 from userbench_env.fidelity.generate import generate_rubric
 from userbench_env.fidelity.grading import grade_verdicts
@@ -50,7 +51,7 @@ def served():
     try:
         require_local_stack()
         default_gguf_path()
-    except (ImportError, ModelNotInstalled) as exc:
+    except (MissingDependency, ModelNotInstalled) as exc:
         resources.go_without(str(exc), "local-model")
     from userbench_env.serve.engines import TransformersEngine
     from userbench_env.serve.model_server import ModelResponder

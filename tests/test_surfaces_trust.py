@@ -18,7 +18,7 @@ from userbench_env.cli import main as cli_main
 from userbench_env.errors import UserError
 from userbench_env.surfaces.artifacts import score_artifact
 from userbench_env.surfaces.sandbox import TaskError
-from userbench_env.surfaces.tasks import load_apb_task, load_bundled_task, surfaces_dir
+from userbench_env.surfaces.tasks import load_apb_task, load_bundled_task, pick_count, surfaces_dir
 from userbench_env.surfaces.verifier import VERIFIER_IMAGE, run_verifier
 from userbench_env.surfaces.app.runtime import docker_available
 
@@ -324,6 +324,31 @@ def test_web_task_outside_the_overlay_reads_its_one_page_label(apb_sample: Path,
     code, result, _ = _cli(capsys, str(algebra), "--artifact", str(order), "--rule", "exhibit,avoid",
                            "--label", "matrixrow,beakerhour")
     assert (result["status"], result["reward"]) == ("pass", 2.0)
+
+
+def test_pick_tasks_outside_the_overlay_need_the_count_their_errand_names(apb_sample: Path, tmp_path: Path,
+                                                                         capsys) -> None:
+    """As upstream's newer verifiers: "adding **3 dishes**" is exactly 3 distinct ids of the page."""
+    vegan = _outside_overlay(apb_sample / "tasks/single-attribute/health-lifestyle/diet-type/vegan/vegan-web",
+                             tmp_path)
+    assert load_apb_task(vegan).constraints == ["nonempty", "distinct", "known", "count:3"]
+    order = tmp_path / "order.json"
+    cases = {  # picks -> (status, what the detail says)
+        ("m02", "m04", "m06"): ("pass", "0 of 3 picks off-limits"),
+        ("m02", "m04"): ("fail", "count:3: 2 picks, need 3"),
+        ("m02", "m02", "m04"): ("fail", "distinct: picked more than once: ['m02']"),
+        ("m02", "m04", "m99"): ("fail", "known: unknown ids: ['m99']"),
+        ("m02", "m04", "m06", "m08"): ("fail", "count:3: 4 picks, need 3"),
+    }
+    for picks, (status, detail) in cases.items():
+        order.write_text(json.dumps({"orderedItemIds": list(picks)}))
+        code, result, err = _cli(capsys, str(vegan), "--artifact", str(order), "--rule", "avoid")
+        assert code == 0 and (result["status"], result["checks"][0]["detail"]) == (status, detail), (picks, result, err)
+    for folder, count in (("multi-attribute/algebra-not-chemistry/algebra-not-chemistry-app", "count:2"),  # **exactly 2 options**
+                          ("single-attribute/health-lifestyle/diet-type/vegan/vegan-app", "count:2-3")):  # **2–3 dishes**
+        assert load_apb_task(_outside_overlay(apb_sample / "tasks" / folder, tmp_path)).constraints[-1] == count
+    assert pick_count("Order dinner from the menu, as many **dishes** as you like.") is None
+    assert pick_count("Pick **two to three items**.") == "count:2-3"
 
 
 PAGE = """<ul id="cart-items"></ul>

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 import resources
+from userbench_env.errors import extra_hint
 from userbench_env.integrations.episode import score_episode
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::FutureWarning", "ignore::UserWarning")]
@@ -43,7 +44,6 @@ def example_module():
 
 
 WEIGHTED_PROXY = "perturbed:volunteers_unasked_info@0.5+scripted"
-INSTALL_TRL = "pip install torch --index-url https://download.pytorch.org/whl/cpu && pip install -e '.[trl]'"
 
 
 def train(tmp_path_factory, reward: str, proxies: tuple[str, ...], num_generations: int, rollout_seeds: bool = False) -> dict:
@@ -52,7 +52,7 @@ def train(tmp_path_factory, reward: str, proxies: tuple[str, ...], num_generatio
 
     for name in ("torch", "transformers", "gguf", "trl", "datasets", "accelerate"):
         if importlib.util.find_spec(name) is None:
-            resources.go_without(f"{name} is not installed: {INSTALL_TRL}", "local-model")
+            resources.go_without(f"{name} is not installed: {extra_hint('trl')}", "local-model")
     try:
         default_gguf_path()
     except ModelNotInstalled as exc:

@@ -16,8 +16,9 @@ Conventions every subcommand follows (``tests/test_cli_style.py`` checks them):
   from a handler and :func:`main` prints ``userbench <command>: <message>``;
 * tasks come from ``--source`` (default ``bundled``) with ``--data-path`` for tau2
   data: add both with :func:`add_source_arguments`;
-* an install hint names ``pip install -e ".[extra]"``
-  (:func:`userbench_env.errors.extra_hint`), which works from a clone.
+* an install hint is :func:`userbench_env.errors.extra_hint`: ``pip install
+  "userbench-env[extra]"`` and its form for a clone; torch's CPU build first where torch
+  is needed.
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ SUBCOMMANDS: dict[str, str] = {
     "frontier": "userbench_env.analysis.cli",
     "score-transcripts": "userbench_env.fidelity.transcripts.cli",
     "export": "userbench_env.fidelity.transcripts.cli",
+    "tasks": "userbench_env.tasks.cli",
 }
 
 

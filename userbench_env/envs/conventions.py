@@ -8,7 +8,9 @@
   ``arespond``; ``TimeLimit``'s step budget is counted here for them);
 * reports ``info["episode_record"]`` on *every* last step: when ``TimeLimit`` truncates an
   episode the env had not ended, the env ends it (termination ``time_limit``, the
-  reward and fidelity of the transcript so far) through its ``end_episode``.
+  reward and fidelity of the transcript so far) through its ``end_episode``;
+* is a :class:`gymnasium.utils.RecordConstructorArgs`, so ``env.spec`` describes the
+  whole stack and ``gym.make(env.spec)`` (and Gymnasium's ``check_env``) rebuild it.
 
 An env class taking part provides ``end_episode(termination) -> (reward, info)``.
 """
@@ -32,11 +34,12 @@ def time_limit_of(env: gym.Env) -> int | None:
     return None
 
 
-class GymConventions(gym.Wrapper):
+class GymConventions(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """``areset``/``astep`` through the wrapper stack, and an episode record on every end."""
 
     def __init__(self, env: gym.Env) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self)  # no arguments besides the env: the spec's kwargs are {}
+        gym.Wrapper.__init__(self, env)
         self.max_episode_steps = time_limit_of(env)
         self._async_steps = 0
 

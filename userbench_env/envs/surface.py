@@ -30,6 +30,7 @@ import numpy as np
 
 from userbench_env.core.limits import InputLimits, InvalidInput, NotJson, clip_observation, decode_json, resolve_limits, text_problem
 from userbench_env.envs.conventions import TIME_LIMIT, positive_int
+from userbench_env.errors import UnknownTaskId
 from userbench_env.envs.spaces import AnyText
 from userbench_env.registration import mark_nondeterministic
 from userbench_env.surfaces.base import SurfaceBackend, backend_class
@@ -59,6 +60,12 @@ def action_problem(action: Any, limits: InputLimits) -> str | None:
         except InvalidInput as exc:
             problem = str(exc)
     return problem
+
+
+def unknown_surface_task(surface: str, task_id: str) -> UnknownTaskId:
+    """The error for a task id the env's tasks do not hold."""
+    return UnknownTaskId(f"no {surface} task {task_id!r}: `userbench tasks --surface {surface}` lists the bundled "
+                         "ones (add --source apb --data-path DIR for an APB folder)")
 
 
 class SurfaceEnv(gym.Env[str, str]):
@@ -110,7 +117,7 @@ class SurfaceEnv(gym.Env[str, str]):
             raise ValueError(f"no {surface} tasks for source={task_source!r} split={split!r}")
         self.tasks = {t.id: t for t in loaded}
         if task_id is not None and task_id not in self.tasks:
-            raise KeyError(f"no {surface} task {task_id!r}")
+            raise unknown_surface_task(surface, task_id)
         self.task_id = task_id
         self.judge = None if judge in (None, "deferred") else judge
         self.max_turns = None if max_turns is None else positive_int("max_turns", max_turns)
@@ -136,7 +143,7 @@ class SurfaceEnv(gym.Env[str, str]):
             ids = sorted(self.tasks)
             task_id = ids[int(self.np_random.integers(len(ids)))]
         if task_id not in self.tasks:
-            raise KeyError(f"no {self.surface} task {task_id!r}")
+            raise unknown_surface_task(self.surface, task_id)
         self._task = self.tasks[task_id]
         if self.judge is not None or (self.surface == "chat" and self._bot != "scripted"):
             mark_nondeterministic(self)

@@ -70,7 +70,9 @@ def format_corpus(report: dict[str, Any]) -> str:
     then replay errors, misses and false alarms with the user's text."""
     corpus = report["corpus"]
     perturbed = report.get("perturbed") or {}
-    lines = [f"corpus {report['path']}: {corpus['cases']} cases, {corpus['clean_episodes']} clean"
+    unreplayed = len(corpus["replay_errors"])
+    lines = [f"corpus {report['path']}: {corpus['cases']} cases scored, {corpus['clean_episodes']} clean"
+             + (f", {unreplayed} not replayed (listed below)" if unreplayed else "")
              + (f", judge {corpus['judge']}" if corpus.get("judge") else "")]
     lines.append(f"{'mode':28} {'cov':5} {'corpus recall':>15} {'95% CI':>13} {'wrong':>5} {'FA':>3}"
                  f" {'template':>15} {'natural':>15}")

@@ -50,6 +50,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from userbench_env.datapaths import Tau2DataNotFound
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.proxies.base import UserTurn, UserView
 from userbench_env.proxies.replay import ReplayUserProxy
@@ -253,7 +254,8 @@ def _env(case: CorpusCase) -> Any:
 def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
     """Replay ``case`` against the scripted agent (see the module docstring).
 
-    A script that does not fit comes back with ``error`` set. With ``judge`` (a
+    A script that does not fit comes back with ``error`` set; missing tau2 data for a tau2
+    case raises :class:`~userbench_env.datapaths.Tau2DataNotFound`. With ``judge`` (a
     :class:`~userbench_env.fidelity.judge.FidelityJudge`), each labelled judge-only mode is
     graded on the conversation (``judged[mode]``: the judge found it).
     """
@@ -271,6 +273,8 @@ def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
         reward = 0.0
         while "episode_record" not in info:
             observation, reward, _, _, info = env.step(agent.act(observation, info))
+    except Tau2DataNotFound:
+        raise  # the setup's problem, not the case's: one error for the whole run, saying where the data is
     except Exception as exc:  # an unknown task or split, a script the env rejects
         return CaseResult(id=case.id, replayed_at=proxy.replayed_at, error=f"{type(exc).__name__}: {exc}")
     episode = info["episode_record"]
@@ -334,8 +338,10 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
     [{"id", "origin", "error"}], "clean_reward_failures": [{"id", "reward"}],
     "by_domain": {domain: {"cases", "clean", "violations"}}, "by_writer": {writer: {"cases",
     "clean_episodes", "false_alarm_episodes", "false_alarm_rate", "labels", "detected",
-    "recall", "modes": {mode: {"cases", "detected"}}}}}``. ``detected``/``recall`` are
+    "recall", "modes": {mode: {"cases", "detected"}}}}}``. ``cases`` counts the cases scored
+    (a case with a replay error is listed, not counted). ``detected``/``recall`` are
     None for a judge-only mode without a judge; recall is None for a mode with no case.
+    Raises :class:`~userbench_env.datapaths.Tau2DataNotFound` when tau2 cases lack their data.
     """
     from userbench_env.fidelity.grading import judge_for
 
@@ -410,7 +416,7 @@ def score_corpus(cases: list[CorpusCase], judge: Any = None) -> dict[str, Any]:
             "misses": row["misses"],
         }
     return {
-        "cases": len(cases),
+        "cases": len(cases) - len(errors),
         "clean_episodes": clean,
         "false_alarm_episodes": flagged,
         "false_alarm_rate": flagged / clean if clean else None,

@@ -2,9 +2,9 @@
 
 * :mod:`userbench_env.integrations.trl`: an environment class for TRL's
   ``GRPOTrainer(environment_factory=...)``, reward functions (R_tau, UFS-gated,
-  fidelity-weighted) and the training dataset (``pip install -e ".[trl]"``);
+  fidelity-weighted) and the training dataset (the ``trl`` extra);
 * :mod:`userbench_env.integrations.verifiers`: the same envs as a ``verifiers`` env
-  (``pip install -e ".[verifiers]"``).
+  (the ``verifiers`` extra).
 
 Both drive an agent-side env (``UserBench/{Airline,Retail,Telecom,Banking}-v0``)
 through :mod:`userbench_env.integrations.episode`; nothing here is imported by

@@ -22,6 +22,11 @@ control flow of a UserBench episode, like verifiers' own TextArena env:
   user proxy's, or the agent's own run failing); the three scores and ``ufs_pass`` as
   metrics; ``info["episode_record"]`` is the env's own.
 
+The agent's program is verifiers' ``null`` chat harness as :class:`UserBenchHarness`
+(:mod:`~userbench_env.integrations.verifiers_harness`): run as a local subprocess on this
+interpreter, so nothing is downloaded at run time (verifiers' stock path fetches ``uv``
+from the internet on a machine without it).
+
 The domain tools are stated in the system prompt rather than served over MCP: the
 world lives in this process, per episode. Tasks come from the ``test`` split by default
 (:func:`~userbench_env.integrations.episode.split_task_ids`; ``part="train"`` for
@@ -46,6 +51,7 @@ from userbench_env.integrations.episode import (
     episode_rows,
     score_episode,
 )
+from userbench_env.integrations.verifiers_harness import UserBenchHarness
 from userbench_env.wrappers.toolcalls import parse_tool_calls
 
 #: the taskset id this module answers to in verifiers' loader (a module of that name)
@@ -104,12 +110,18 @@ class UserBenchTaskset(vf.Taskset[UserBenchTask, UserBenchTasksetConfig]):
             )
 
 
-class UserBenchEnvConfig(vf.EnvConfig):
-    """The agent (default: verifiers' tool-less ``null`` chat harness, run as a local
-    subprocess; its chat program's few packages are installed by ``uv`` on first use)
-    and the env knobs."""
+def agent_config(**fields: Any) -> vf.AgentConfig:
+    """The agent as a local subprocess; ``fields`` are further ``vf.AgentConfig`` fields
+    (e.g. ``max_turns``). Its harness is left to the taskset's default, the one this
+    module exports: :class:`UserBenchHarness` (verifiers' tool-less ``null`` chat
+    harness, needing no download)."""
+    return vf.AgentConfig(runtime={"type": "subprocess"}, **fields)
 
-    agent: vf.AgentConfig = vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"})
+
+class UserBenchEnvConfig(vf.EnvConfig):
+    """The agent (:func:`agent_config`) and the env knobs."""
+
+    agent: vf.AgentConfig = agent_config()
     reward: RewardKind = "ufs_gated"
     user_proxy: str = "scripted"
     max_turns: int = 30
@@ -167,13 +179,13 @@ def load_environment(env_id: str = "UserBench/Retail-v0", task_source: str = "bu
     taskset = UserBenchTasksetConfig(id=TASKSET_ID, env_id=env_id, task_source=task_source, part=part,
                                      seeds=list(seeds), limit=limit)
     config = UserBenchEnvConfig(taskset=taskset, reward=reward, user_proxy=user_proxy, max_turns=max_turns,
-                                agent=vf.AgentConfig(harness={"id": "null"}, runtime={"type": "subprocess"}, **agent))
+                                agent=agent_config(**agent))
     return UserBenchEnv(config)
 
 
-__all__ = ["UserBenchEnv", "UserBenchTaskset"]
+__all__ = ["UserBenchEnv", "UserBenchTaskset", "UserBenchHarness"]
 
-# verifiers' loader imports a taskset by id as a module exporting its classes (`__all__`)
+# verifiers' loader imports a taskset (and a harness) by id as a module exporting its classes (`__all__`)
 sys.modules.setdefault(TASKSET_ID, sys.modules[__name__])
 
 

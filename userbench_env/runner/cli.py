@@ -139,7 +139,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--trials", type=int, default=1, help="trials per task (seed = trial)")
     p.add_argument("--concurrency", type=int, default=8, help="episodes in flight (per worker with --backend ray)")
     p.add_argument("--backend", choices=["local", "ray"], default="local",
-                   help="where episodes run: this process, or Ray actors (needs the ray extra: pip install -e '.[ray]')")
+                   help='where episodes run: this process, or Ray actors (needs the ray extra: pip install "userbench-env[ray]")')
     p.add_argument("--ray-address", help="Ray cluster address (default: the RAY_ADDRESS cluster, else a new local one, whatever a past `ray start` left)")
     p.add_argument("--workers", type=int, help="Ray actors (default: one per cluster CPU)")
     p.add_argument("--max-turns", type=int, default=100, help="agent-turn budget per episode")

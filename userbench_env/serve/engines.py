@@ -30,6 +30,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from userbench_env.errors import MissingDependency
 from userbench_env.serve.chatml import STOP_STRINGS
 
 FinishReason = Literal["stop", "length", "cancelled"]
@@ -87,9 +88,10 @@ class TransformersEngine:
     name = "transformers"
 
     def __init__(self, path: str | Path | None = None, threads: int = 1, prefix_slots: int = 4) -> None:
-        import torch
+        from userbench_env.serve.local_model import load_model, require_local_stack
 
-        from userbench_env.serve.local_model import load_model
+        require_local_stack("the transformers engine")  # before importing torch: the install commands, not a bare ImportError
+        import torch
 
         torch.set_num_threads(threads)
         loaded = load_model(path)
@@ -178,6 +180,9 @@ class LlamaCppEngine:
     name = "llama-cpp"
 
     def __init__(self, path: str | Path | None = None, slots: int = 1, n_ctx: int = 8192) -> None:
+        if not llama_cpp_available():
+            raise MissingDependency("the llama-cpp engine needs llama_cpp, not installed: pip install llama-cpp-python "
+                                    "(or use --engine transformers)")
         from llama_cpp import Llama
 
         from userbench_env.serve.gguf import resolve_gguf

@@ -4,13 +4,16 @@ transformers reads GGUF weights through the ``gguf`` package and dequantizes the
 any GGUF file of an architecture transformers supports (SmolLM2 is Llama) loads
 without llama.cpp. Shared by the local model server (:mod:`userbench_env.serve.engines`)
 and the trainers, which fine-tune the same model. torch and transformers are imported
-here, lazily: install them with ``pip install -e ".[local]"``.
+here, lazily: install them with torch's CPU build and the ``local`` extra
+(:func:`~userbench_env.errors.extra_hint`).
 """
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from userbench_env.errors import MissingDependency, extra_hint
 from userbench_env.serve.gguf import resolve_gguf
 
 
@@ -22,16 +25,12 @@ class LocalModel(NamedTuple):
     path: Path
 
 
-def require_local_stack() -> None:
-    """``ImportError`` naming the install command if torch, transformers or gguf is missing."""
-    missing = []
-    for name in ("torch", "transformers", "gguf"):
-        try:
-            __import__(name)
-        except ImportError:
-            missing.append(name)
+def require_local_stack(feature: str = "the local model") -> None:
+    """:class:`~userbench_env.errors.MissingDependency` naming the install commands (torch's
+    CPU build, then the ``local`` extra) if torch, transformers or gguf is missing."""
+    missing = [name for name in ("torch", "transformers", "gguf") if importlib.util.find_spec(name) is None]
     if missing:
-        raise ImportError(f"the local model needs {', '.join(missing)}: pip install -e \".[local]\"")
+        raise MissingDependency(f"{feature} needs {', '.join(missing)}, not installed: {extra_hint('local')}")
 
 
 def load_model(path: str | Path | None = None) -> LocalModel:
@@ -39,7 +38,7 @@ def load_model(path: str | Path | None = None) -> LocalModel:
     as a transformers model in eval mode plus its tokenizer.
 
     Raises :class:`~userbench_env.serve.gguf.ModelNotInstalled` if the file is missing
-    and ``ImportError`` if torch/transformers/gguf are.
+    and :class:`~userbench_env.errors.MissingDependency` if torch/transformers/gguf are.
     """
     gguf_path = resolve_gguf(path)
     require_local_stack()

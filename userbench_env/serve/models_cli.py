@@ -16,22 +16,20 @@ from __future__ import annotations
 import argparse
 import threading
 
+from userbench_env.errors import UserError
 from userbench_env.serve.model_server import DEFAULT_MAX_TOKENS_CAP
 
 
 def run(args: argparse.Namespace) -> int:
     """Load the model, serve until interrupted; returns the exit code."""
     from userbench_env.serve.engines import SamplingParams, make_engine
-    from userbench_env.serve.gguf import DEFAULT_MODEL_NAME, ModelNotInstalled
+    from userbench_env.serve.gguf import DEFAULT_MODEL_NAME
     from userbench_env.serve.model_server import ModelResponder
     from userbench_env.serve.server import ChatServer
 
     if args.parallel < 1:
-        raise SystemExit("--parallel must be >= 1")
-    try:
-        engine = make_engine(args.engine, args.gguf, args.parallel)
-    except (ModelNotInstalled, ImportError) as exc:
-        raise SystemExit(str(exc)) from None
+        raise UserError("--parallel must be >= 1")
+    engine = make_engine(args.engine, args.gguf, args.parallel)  # a missing package or model file: one line, exit 2
     engine.generate("<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n", SamplingParams(max_tokens=1), threading.Event())
     responder = ModelResponder(engine, parallel=args.parallel, max_tokens_cap=args.max_tokens_cap)
     name = args.model_name or (DEFAULT_MODEL_NAME if args.gguf is None else engine.model_path.stem)

@@ -8,7 +8,10 @@ present), the surface inputs (``input/questionnaire.yaml``, ``input/bot.md``,
 rules in code, so rules for upstream tasks come from a data overlay
 (``tasks/surfaces/apb_rules.yaml``) or the caller. A task outside the overlay gets
 what the newer upstream verifiers enforce: a survey the ``coverage`` and ``known``
-constraints (exactly one answer per question, no unknown id); a web task whose page
+constraints (exactly one answer per question, no unknown id); a web or app task whose
+errand names its pick count in bold ("Add the **3 Wednesdays** ...", "**exactly 2
+options**", "**2–3 dishes**") exactly that many distinct, known picks (``nonempty,
+distinct, known, count:N`` or ``count:A-B``; :func:`pick_count`); a web task whose page
 carries exactly one boolean ``data-*`` label (besides ``data-id``) that label as its
 check's label map.
 
@@ -46,6 +49,15 @@ SurfaceName = Literal["survey", "chat", "web", "app"]
 Split = Literal["all", "single", "multi"]
 #: constraints of a survey task the rules overlay does not name (newer APB verifiers)
 DEFAULT_SURVEY_CONSTRAINTS = ("coverage", "known")
+#: constraints of a web or app task the overlay does not name, whose errand states the
+#: pick count (then followed by that ``count:``); newer APB verifiers check exactly these
+DEFAULT_PICK_CONSTRAINTS = ("nonempty", "distinct", "known")
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+                 "ten": 10}
+_NUMBER = r"(\d+|" + "|".join(_NUMBER_WORDS) + r")"
+#: a bold count of things in an errand: **3 dishes**, **exactly 2 options**, **2–3 dishes**, **two to three items**
+_PICK_COUNT = re.compile(r"\*\*\s*(?:exactly\s+)?" + _NUMBER + r"(?:\s*(?:[-–—]|to)\s*" + _NUMBER + r")?\s+[^*\n\d]+?\*\*",
+                         re.IGNORECASE)
 
 
 class TraitCheck(BaseModel):
@@ -305,13 +317,11 @@ def _apb_task(folder: Path, toml: dict[str, Any], overlay: Mapping[str, Any]) ->
             application_id=str(meta.get("application_id") or "assistant"),
         )
     verifier = folder / "tests" / "verifier.py"
-    if extra is not None:
-        constraints = list(extra.get("constraints", []))
-    else:
-        constraints = list(DEFAULT_SURVEY_CONSTRAINTS) if surface == "survey" else []
+    instruction = _read_text(folder, "instruction.md")
+    constraints = list(extra.get("constraints", [])) if extra is not None else default_constraints(surface, instruction)
     return SurfaceTask(
         id=folder.name, source="apb", surface=surface, name=name, theme=str(task_meta.get("theme", "")),
-        domain=str(meta.get("domain", "")), instruction=_read_text(folder, "instruction.md"), checks=checks,
+        domain=str(meta.get("domain", "")), instruction=instruction, checks=checks,
         persona=persona, questionnaire=questionnaire, answer_key=answer_key,
         constraints=constraints, chat=chat, path=str(folder), web=web,
         verifier=str(inside(folder, "tests/verifier.py", "verifier")) if verifier.is_file() else None,
@@ -333,6 +343,30 @@ def opening_message(context: str) -> str:
             if quote:
                 return " ".join(q for q in quote if q)
     return ""
+
+
+def pick_count(instruction: str) -> str | None:
+    """The count constraint an errand states: its first bold count of things ("Add the **3
+    things**" -> ``count:3``, "**2–3 dishes**" -> ``count:2-3``), outside its ``## Files``
+    part; ``None`` when it states none."""
+    match = _PICK_COUNT.search(errand_text(instruction))
+    if match is None:
+        return None
+    low, high = (_number(word) for word in match.groups())
+    return f"count:{low}" if high is None or high == low else f"count:{low}-{high}"
+
+
+def _number(word: str | None) -> int | None:
+    """A count written in digits or as a word (one to ten)."""
+    return None if word is None else _NUMBER_WORDS.get(word.lower()) or int(word)
+
+
+def default_constraints(surface: str, instruction: str) -> list[str]:
+    """The constraints of an APB task the overlay does not name (see the module docstring)."""
+    if surface == "survey":
+        return list(DEFAULT_SURVEY_CONSTRAINTS)
+    count = pick_count(instruction) if surface in ("web", "app") else None
+    return [*DEFAULT_PICK_CONSTRAINTS, count] if count else []
 
 
 @lru_cache(maxsize=1)

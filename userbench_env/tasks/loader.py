@@ -15,6 +15,7 @@ from typing import Any, Callable
 from userbench_env.core.task import Task
 from userbench_env.datapaths import domain_folder
 from userbench_env.domains import canonical_domain_name, get_domain
+from userbench_env.errors import UnknownTaskId
 from userbench_env.tasks.tau2 import task_from_tau2
 
 
@@ -126,11 +127,14 @@ def load_tasks(
 
 
 def load_task(domain: str, task_id: str, source: str = "bundled", path: str | os.PathLike[str] | None = None) -> Task:
-    """One task by id (from every task of the source, whatever its split)."""
+    """One task by id (from every task of the source, whatever its split); an unknown id
+    raises :class:`~userbench_env.errors.UnknownTaskId` naming the command that lists them."""
     try:
         return _task_set(domain, source, path).get(str(task_id))
     except KeyError:
-        raise KeyError(f"no task {task_id!r} in {domain} ({source})") from None
+        command = f"userbench tasks --domain {domain}" + (f" --source {source}" if source != "bundled" else "")
+        raise UnknownTaskId(f"no task {task_id!r} in {domain} ({source}): `{command} --split all` lists "
+                            "the task ids") from None
 
 
 def tasks_to_json(tasks: list[Task]) -> list[dict[str, Any]]:
