@@ -13,8 +13,8 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
 * groundedness: ``invents_unknown_information`` always; with user tools,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
   device features;
-* goal deviation: ``premature_stop`` when the task's goal needs state-changing actions
-  (``goal_actions``); ``unprompted_transfer`` and ``breaks_character`` always;
+* goal deviation: ``premature_stop`` when the task has a goal (judged from what the user
+  saw, see :class:`~userbench_env.fidelity.rules.PrematureStop`); ``unprompted_transfer`` and ``breaks_character`` always;
   ``unrequested_action`` when some user tool changes state;
 * missed information: one ``withholds_requested_info`` criterion per known item kind; with
   user tools, ``skips_requested_action``.
@@ -24,6 +24,7 @@ with the task's goal actions and user tool surface.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Iterable
@@ -50,6 +51,11 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
 )
 
 _NAME_KINDS = frozenset({"name", "first_name", "last_name"})
+
+#: A scenario telling the user to insist on its request after a refusal.
+INSIST = re.compile(r"\b(?:insist|persist|push back|do not accept|don't accept|not take no)\b", re.I)
+#: A scenario telling the user when to give up or end the conversation.
+GIVES_UP = re.compile(r"\b(?:give up|end the (?:conversation|call|chat)|hang up|stop the conversation|leave it)\b", re.I)
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -201,8 +207,9 @@ def from_blueprint(
 ) -> list[Criterion]:
     """Every deterministic criterion derivable from ``blueprint`` (stable order and ids).
 
-    ``goal`` are the state-changing gold actions (enables ``premature_stop``; an empty goal,
-    unlike None, enables its check for a task whose goal changes nothing);
+    ``goal`` are the state-changing gold actions: given (even empty: a task whose goal
+    changes nothing), the task has a goal to reach, which enables ``premature_stop`` (judged
+    from the user's view, never against these actions);
     ``user_tools`` the names of the user's tools (enables the action criteria);
     ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
@@ -230,16 +237,14 @@ def from_blueprint(
             criteria.append(_criterion("unsupported_device_state", "groundedness/device_state",
                                        "Every device state the user reports matches its latest tool result or the scenario.",
                                        applies_when="state_reported", scenario=scenario_text(blueprint)))
-    goal_list = [a.model_dump(include={"name", "arguments", "compare_args"}) for a in goal or []]
-    if goal_list:
+    if goal is not None:  # (an empty goal, a refusal or an answer to get, is still a request to see dealt with)
+        scenario = scenario_text(blueprint)
         criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
-                                   "The user sends ###STOP### only once every state change of the goal has been made.",
-                                   applies_when="stopped", goal=goal_list))
-    elif goal is not None:  # a goal that changes nothing (a refusal or an answer): stopping while asked is giving up
-        criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
-                                   "The user sends ###STOP### only once the agent has dealt with the request, never "
-                                   "in the opening message or while the agent is asking for the user's details.",
-                                   applies_when="stopped", goal=[]))
+                                   "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
+                                   "open: the agent said the request is done, or said it cannot be done and the "
+                                   "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
+                                   applies_when="stopped", fallback=reason_parts(blueprint)[1], insist=bool(INSIST.search(scenario)),
+                                   gives_up=bool(GIVES_UP.search(scenario))))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",
                                applies_when="transferred"))

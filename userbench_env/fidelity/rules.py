@@ -77,6 +77,7 @@ from userbench_env.fidelity.language import (
     numbers,
     street_addresses,
 )
+from userbench_env.fidelity.outcomes import agent_outcome, standing
 from userbench_env.fidelity.text import (
     ASK_GATES,
     PROBLEM_STATES,
@@ -96,7 +97,7 @@ from userbench_env.fidelity.text import (
     state_tools,
 )
 
-Verdict = Literal["pass", "fail", "not_applicable", "pending", "error"]
+Verdict = Literal["pass", "fail", "suspect", "not_applicable", "pending", "error"]
 
 STOP_TOKEN = "###STOP###"
 TRANSFER_TOKEN = "###TRANSFER###"
@@ -112,7 +113,7 @@ class Feed:
     ``agent``: ``(clock, turn, text, asked)`` of every agent text, where ``asked`` is
     ``asked_among(text, kinds)``: the item kinds some rule watches agent requests for
     (``kinds``, the plan's) that the text asks for, read once per text by the plan (a rule
-    takes ``asked & its kinds``). ``user_calls``: ``(clock, call, result)`` of every user tool
+    takes ``asked & its kinds``). ``user``: the user's texts so far (as checked). ``user_calls``: ``(clock, call, result)`` of every user tool
     call. ``called_at``: per user tool, the
     clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
     turn of its first request. The clock counts agent texts and user calls, so requests
@@ -120,12 +121,13 @@ class Feed:
     (:meth:`Rule.unsure`).
     """
 
-    __slots__ = ("agent", "ambiguous", "called_at", "clock", "first_asked", "user_calls")
+    __slots__ = ("agent", "ambiguous", "called_at", "clock", "first_asked", "user", "user_calls")
 
     def __init__(self) -> None:
         self.clock = 0
         self.ambiguous = False
         self.agent: list[tuple[int, int, str, frozenset[str]]] = []
+        self.user: list[str] = []
         self.user_calls: list[tuple[int, ToolCall, ToolResult]] = []
         self.called_at: dict[str, int] = {}
         self.first_asked: dict[str, int] = {}
@@ -256,6 +258,8 @@ class Rule:
         self.events.append((cid, turn))
         entry = self.table[cid]
         if entry["verdict"] != "fail":
+            if entry.pop("why", None) is not None:  # a sure failure replaces a suspicion
+                entry.pop("ambiguous", None)
             entry["verdict"] = "fail"
             entry["evidence_turn"] = turn
             self.violations.append(cid)
@@ -284,6 +288,18 @@ class Rule:
             criterion = next(c for c in self.criteria if c.id == cid)
             entry.update(ambiguous=turn, statement=criterion.statement, grounding=criterion.grounding)
             self.feed.ambiguous = True
+
+    def suspect(self, cid: str, turn: int, why: str) -> None:
+        """Mark ``cid`` ``suspect`` at ``turn``: the rule saw evidence of a violation it cannot
+        be sure of (``why``). A suspect never turns a failure back; a later sure failure
+        replaces it. It carries the criterion's ``statement`` and ``grounding`` and
+        ``ambiguous`` (the turn), so a configured judge grades it; without one it does not
+        fail UFS (see :func:`~userbench_env.fidelity.scoring.episode_verdict`)."""
+        entry = self.table[cid]
+        if entry["verdict"] in ("fail", "suspect"):
+            return
+        entry.update(verdict="suspect", evidence_turn=turn, why=why)
+        self.unsure(cid, turn)
 
     @property
     def settled(self) -> bool:
@@ -780,11 +796,11 @@ class InventedInformation(Rule):
         # a code given as the answer ("WOBBKF") counts when the agent's latest text asked for a watched item
         asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3])
         invented, borderline = self._heard.invented(said, self._known, self._values, asked)
-        if invented or not self._settled:
+        if borderline:  # one typo away from the scenario's value: a slip or an invention
+            for cid in self.ids:
+                self.suspect(cid, turn, "a stated value is one character away from the scenario's")
+        elif invented or not self._settled:
             self.settle_all(turn, invented)
-            if borderline:
-                for cid in self.ids:
-                    self.unsure(cid, turn)
 
 
 class Heard:
@@ -1128,19 +1144,6 @@ class DeviceState(_Observed):
             self.settle_all(turn, bad)
 
 
-#: Every item kind an agent request can name (:data:`~userbench_env.fidelity.text.ASK_GATES`).
-ASKABLE_KINDS = frozenset(ASK_GATES)
-
-
-def _asks_item(text: str) -> bool:
-    """True when the agent's ``text`` asks for an item of any kind."""
-    return bool(asked_among(text, ASKABLE_KINDS))
-
-
-#: A goal action as :class:`PrematureStop` compiles it: (position in the goal, arguments, compared keys).
-_Goal = tuple[int, dict[str, Any], list[str] | None]
-
-
 class _OnToken(Rule):
     """A rule that acts only on user texts carrying its control ``token``."""
 
@@ -1155,70 +1158,72 @@ class _OnToken(Rule):
 
 @register_rule
 class PrematureStop(_OnToken):
-    """Fails when the user's text carries ``###STOP###`` while some goal action
-    (``params["goal"]``: gold state-changing actions) has not yet been called (a matching
-    call counts even when it errs: some gold solutions include a failing call); passes
-    on a stop after all of them. With an empty goal (a task that changes nothing: a
-    refusal to contest, an answer to get) the stop fails while the agent is still waiting
-    on the user: in the opening message, or answering a request for an item (the user
-    gives up before the agent could deal with the request). Applies when the user stops."""
+    """Ends the conversation before the goal state is reached, judged from what the user
+    could know (:mod:`userbench_env.fidelity.outcomes`: the agent's texts it saw, never the
+    agent's tool calls or the world). At a ``###STOP###`` the goal is still open when the
+    agent has neither reported it done nor said it cannot be done:
+
+    * a stop in the opening message, before the agent answered, fails;
+    * a stop while the agent's latest word is waiting on the user (a question, a request
+      for an item or a choice) and it never reported an outcome, fails; after an outcome it
+      reported earlier, it is ``suspect`` (a further request or a follow-up question);
+    * a stop with no outcome reported ("Is there anything else?" after nothing done) fails,
+      unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
+    * a stop after the agent reported the request done passes: whether it really was is
+      the agent's success, not the user's fidelity;
+    * a stop after the agent said it cannot be done passes once the scenario's fallbacks
+      (``params["fallback"]``, its conditions and alternatives) have been raised by the
+      user; while one has not, or the scenario tells the user to insist
+      (``params["insist"]``), it is suspect.
+
+    ``params["goal"]`` (the task's state-changing gold actions) only says the task has a
+    goal to reach; it is never compared with the agent's calls. Applies when the user stops."""
 
     name = "premature_stop"
     token = STOP_TOKEN
-    reads_calls = True
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[dict[str, int], dict[str, list[tuple[str, list[_Goal]]]],
-                                                         "Memo[bool]"]:
-        """(goal length per criterion id, per tool name the criteria whose goal names it with
-        the (position, arguments, compared keys) of its actions of that name, in goal order,
-        whether an agent text asks for an item: memoized per text)."""
-        from userbench_env.core.task import Action
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[frozenset[str]], bool, bool]:
+        """(the content stems of each fallback sentence, whether the scenario says to insist,
+        whether it says when to give up)."""
+        fallback = [content_stems(str(sentence)) - SCENARIO_WORDS for c in criteria for sentence in c.params.get("fallback", ())]
+        return ([words for words in fallback if words], any(c.params.get("insist") for c in criteria),
+                any(c.params.get("gives_up") for c in criteria))
 
-        sizes: dict[str, int] = {}
-        by_name: dict[str, dict[str, list[_Goal]]] = {}
-        for c in criteria:
-            sizes[c.id] = len(c.params["goal"])
-            for i, raw in enumerate(c.params["goal"]):
-                action = Action.model_validate(raw)
-                by_name.setdefault(action.name, {}).setdefault(c.id, []).append((i, action.arguments, action.compare_args))
-        return sizes, {name: list(per_id.items()) for name, per_id in by_name.items()}, Memo(_asks_item)
-
-    @classmethod
-    def call_names(cls, compiled: Any) -> frozenset[str]:
-        """The goal actions' tool names."""
-        return frozenset(compiled[1])
-
-    def start(self) -> None:
-        from userbench_env.evaluation.actions import arguments_match
-
-        self._match = arguments_match
-        sizes, self._by_name, self._asks_item = self.compiled
-        self._done: dict[str, list[bool]] = {cid: [False] * size for cid, size in sizes.items()}
-
-    def call_made(self, call: ToolCall) -> None:
-        # per criterion, the first goal action not yet done that the call matches (by name,
-        # then as :func:`~userbench_env.evaluation.actions.action_matches` compares) is done
-        # (read as the call is made, while it is at hand)
-        for cid, candidates in self._by_name.get(call.name, ()):
-            done = self._done[cid]
-            for i, wanted, compared in candidates:
-                if not done[i] and self._match(call.arguments, wanted, compared):
-                    done[i] = True
-                    break
-
-    def _waiting(self) -> bool:
-        """True when the agent is still waiting on the user: it has not answered the user's
-        opening yet (no agent text but the greeting), or its latest text asks for an item."""
-        agent = self.feed.agent
-        return len(agent) <= 1 or self._asks_item[agent[-1][2]]
+    def _unraised(self) -> bool:
+        """True when some fallback sentence has not been raised: the user's texts hold fewer
+        than two of its content words (all of them, for a shorter one)."""
+        fallback = self.compiled[0]
+        if not fallback:
+            return False
+        said = frozenset().union(*(content_stems(text) for text in self.feed.user))
+        return any(len(words & said) < min(2, len(words)) for words in fallback)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
-        for cid, done in self._done.items():
-            if all(done) and (done or not self._waiting()):
-                self.passed(cid, turn)
-            else:
+        _, insist, gives_up = self.compiled
+        agent = [said for _, _, said, _ in self.feed.agent]
+        now = standing(agent)  # (a greeting is a courtesy: neither an outcome nor a wait)
+        if len(self.feed.user) <= 1:
+            verdict, why = "fail", "stops in its opening message, before the agent answered the request"
+        elif now == "done":
+            verdict, why = "pass", ""
+        elif now == "cannot":
+            verdict, why = (("suspect", "stops after a refusal although the scenario says to insist") if insist else
+                            ("suspect", "stops after a refusal with a scenario fallback not yet raised") if self._unraised() else
+                            ("pass", ""))
+        elif now == "waiting" and any(agent_outcome(said) for said in agent):
+            verdict, why = "suspect", "stops while the agent asks something, after it reported an outcome"
+        elif now is None and gives_up:
+            verdict, why = "suspect", "stops with no outcome reported; the scenario says when to give up"
+        else:
+            verdict, why = "fail", "stops while the request is open (no outcome reported by the agent)"
+        for cid in self.ids:
+            if verdict == "fail":
                 self.fail(cid, turn)
+            elif verdict == "suspect":
+                self.suspect(cid, turn, why)
+            else:
+                self.passed(cid, turn)
 
 
 @register_rule
@@ -1335,10 +1340,10 @@ class Withholding(_Watches):
         for cid, outcome in self._outcomes_of(text, asked):  # (the feed's set itself: one object per agent text)
             if outcome is _PASS:
                 self.passed(cid, turn)
+            elif outcome is _UNSURE:
+                self.suspect(cid, turn, "the answer neither gives nor denies the item (a question back, or another item)")
             else:
                 self.fail(cid, turn)
-                if outcome is _UNSURE:
-                    self.unsure(cid, turn)
 
 
 @register_rule
@@ -1698,6 +1703,7 @@ class RuleTracker:
             for quoted in self._results:
                 if quoted in text:
                     text = text.replace(quoted, " ")
+        self.feed.user.append(text)
         violations = self.violations
         seen = len(violations)
         rules = self.rules
@@ -1747,6 +1753,11 @@ class RuleTracker:
         or ``pending`` when its rule is not registered);
         judge criteria also carry their ``statement`` and ``grounding`` (what a grader asks)."""
         return list(map(dict.copy, self._table.values()))
+
+    @property
+    def suspects(self) -> int:
+        """How many criteria are ``suspect`` so far (see :meth:`Rule.suspect`)."""
+        return sum(1 for entry in self._table.values() if entry["verdict"] == "suspect") if self.feed.ambiguous else 0
 
     @property
     def judged(self) -> bool:

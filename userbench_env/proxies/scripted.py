@@ -10,7 +10,10 @@ user's view alone (so the same view always gives the same turn):
   or spaced, arguments as a JSON object after the name): the user calls that tool,
   one action per agent message, then reports exactly what the tool returned;
 * the agent says it transfers the user: ``###TRANSFER###``; the agent closes the
-  conversation ("anything else", "goodbye", ...): ``###STOP###``;
+  conversation ("anything else", "goodbye", ...): ``###STOP###`` once, as far as the user
+  can know, its request is no longer open (the agent said it is done or cannot be done:
+  :func:`~userbench_env.fidelity.outcomes.standing`); otherwise the user says what is still
+  open (its reason for calling again) instead of stopping;
 * a confirmation question gets "yes"; any other question "I don't know"; a statement
   an acknowledgement.
 """
@@ -24,6 +27,7 @@ from typing import Any
 from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
+from userbench_env.fidelity.outcomes import standing
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
 
@@ -169,7 +173,10 @@ class ScriptedUserProxy(UserProxy):
         if _TRANSFER.search(text):
             return UserTurn(text="###TRANSFER###")
         if _CLOSING.search(text):
-            return UserTurn(text="No, that's all. Thank you! ###STOP###")
+            said = (m.content or "" for m in view.messages if m.role == "assistant" and m.has_text)
+            if standing(said) in ("done", "cannot"):
+                return UserTurn(text="No, that's all. Thank you! ###STOP###")
+            return UserTurn(text=f"Not yet, my request is still open. {self.opening()[4:]}".strip())
         if view.tools:
             call = requested_tool(text, view.tools)
             if call is not None:
