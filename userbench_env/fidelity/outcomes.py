@@ -9,11 +9,13 @@ user's fidelity.
 
 * :func:`agent_outcome`: the outcome one agent text reports: ``"done"`` (an action on the
   request completed: "your reservation has been cancelled", "I've updated ...", "you're all
-  set"), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
+  set", or an answer reporting figures and asking nothing back), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
   possible under our policy") or None;
 * :func:`waits_on_user`: the text asks the user for something (an item, a choice, a
   confirmation), courtesy questions aside ("Is there anything else I can help you with?");
-* :func:`standing`: over the agent's texts in order, the latest of those readings.
+* :func:`standing`: over the agent's texts in order, the latest of those readings;
+* :func:`makes_request`: a user text asks for something (a want, a need, a request): the
+  agent's outcomes before it do not answer it.
 
 All readers are single passes of non-backtracking patterns over the text (linear time).
 """
@@ -63,6 +65,19 @@ _REQUEST = re.compile(r"\b(?:please (?:provide|confirm|tell|share|let me know|ch
                       re.I)
 
 
+#: A customer asking for something: a want, a need, a request to the agent.
+_USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:want|need|wish)|can you|could you|would you|"
+                           r"will you|please (?:help|change|cancel|book|modify|update|add|remove|check|refund|upgrade|downgrade)|"
+                           r"i'?m (?:calling|looking|hoping|trying) (?:to|for|about))\b", re.I)
+#: A figure (an amount, a count, an id with digits): what an answer to a question reports.
+_FIGURE = re.compile(r"\d")
+
+
+def makes_request(text: str) -> bool:
+    """True when a user ``text`` asks for something (a want, a need, a request)."""
+    return _USER_REQUEST.search(text) is not None
+
+
 @lru_cache(maxsize=256)
 def agent_outcome(text: str) -> Outcome | None:
     """The outcome of the user's request an agent ``text`` reports (see the module
@@ -70,8 +85,8 @@ def agent_outcome(text: str) -> Outcome | None:
     change it" reports no change)."""
     if _CANNOT.search(text):
         return "cannot"
-    if _DONE.search(text):
-        return "done"
+    if _DONE.search(text) or (_FIGURE.search(text) and not waits_on_user(text)):
+        return "done"  # (an answer reporting figures, asking nothing back, answers a question)
     return None
 
 
@@ -101,4 +116,4 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "agent_outcome", "standing", "waits_on_user"]
+__all__ = ["Outcome", "Standing", "agent_outcome", "makes_request", "standing", "waits_on_user"]

@@ -77,7 +77,7 @@ from userbench_env.fidelity.language import (
     numbers,
     street_addresses,
 )
-from userbench_env.fidelity.outcomes import agent_outcome, standing
+from userbench_env.fidelity.outcomes import agent_outcome, makes_request, standing
 from userbench_env.fidelity.text import (
     ASK_GATES,
     PROBLEM_STATES,
@@ -113,7 +113,7 @@ class Feed:
     ``agent``: ``(clock, turn, text, asked)`` of every agent text, where ``asked`` is
     ``asked_among(text, kinds)``: the item kinds some rule watches agent requests for
     (``kinds``, the plan's) that the text asks for, read once per text by the plan (a rule
-    takes ``asked & its kinds``). ``user``: the user's texts so far (as checked). ``user_calls``: ``(clock, call, result)`` of every user tool
+    takes ``asked & its kinds``). ``user``: ``(clock, text)`` of the user's texts so far (as checked). ``user_calls``: ``(clock, call, result)`` of every user tool
     call. ``called_at``: per user tool, the
     clock of its latest call. ``first_asked``: per watched kind the agent asked for, the
     turn of its first request. The clock counts agent texts and user calls, so requests
@@ -127,7 +127,7 @@ class Feed:
         self.clock = 0
         self.ambiguous = False
         self.agent: list[tuple[int, int, str, frozenset[str]]] = []
-        self.user: list[str] = []
+        self.user: list[tuple[int, str]] = []
         self.user_calls: list[tuple[int, ToolCall, ToolResult]] = []
         self.called_at: dict[str, int] = {}
         self.first_asked: dict[str, int] = {}
@@ -1171,10 +1171,14 @@ class PrematureStop(_OnToken):
       unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
     * a stop after the agent reported the request done passes: whether it really was is
       the agent's success, not the user's fidelity;
-    * a stop after the agent said it cannot be done passes once the scenario's fallbacks
+    * a stop after the agent said it cannot be done fails when the scenario tells the user
+      to insist (``params["insist"]``); otherwise it passes once the scenario's fallbacks
       (``params["fallback"]``, its conditions and alternatives) have been raised by the
-      user; while one has not, or the scenario tells the user to insist
-      (``params["insist"]``), it is suspect.
+      user, and is suspect while one has not.
+
+    The agent's outcomes answer the requests made before them: only the agent's texts since
+    the user's latest request (:func:`~userbench_env.fidelity.outcomes.makes_request`)
+    decide whether the goal is open.
 
     ``params["goal"]`` (the task's state-changing gold actions) only says the task has a
     goal to reach; it is never compared with the agent's calls. Applies when the user stops."""
@@ -1196,27 +1200,32 @@ class PrematureStop(_OnToken):
         fallback = self.compiled[0]
         if not fallback:
             return False
-        said = frozenset().union(*(content_stems(text) for text in self.feed.user))
+        said = frozenset().union(*(content_stems(text) for _, text in self.feed.user))
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         _, insist, gives_up = self.compiled
-        agent = [said for _, _, said, _ in self.feed.agent]
+        feed = self.feed
+        # what the agent said since the user's latest request (an outcome answers the requests before it)
+        since = next((clock for clock, said in reversed(feed.user[:-1]) if makes_request(said)), 0)
+        agent = [said for clock, _, said, _ in feed.agent if clock > since]
         now = standing(agent)  # (a greeting is a courtesy: neither an outcome nor a wait)
-        if len(self.feed.user) <= 1:
+        refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
+        if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
         elif now == "done":
             verdict, why = "pass", ""
+        elif insist and refused:
+            verdict, why = "fail", "stops after a refusal although the scenario says to insist"
         elif now == "cannot":
-            verdict, why = (("suspect", "stops after a refusal although the scenario says to insist") if insist else
-                            ("suspect", "stops after a refusal with a scenario fallback not yet raised") if self._unraised() else
-                            ("pass", ""))
-        elif now == "waiting" and any(agent_outcome(said) for said in agent):
+            verdict, why = ("suspect", "stops after a refusal with a scenario fallback not yet raised") if self._unraised() \
+                else ("pass", "")
+        elif now == "waiting" and any(agent_outcome(said) for _, _, said, _ in feed.agent):
             verdict, why = "suspect", "stops while the agent asks something, after it reported an outcome"
         elif now is None and gives_up:
             verdict, why = "suspect", "stops with no outcome reported; the scenario says when to give up"
         else:
-            verdict, why = "fail", "stops while the request is open (no outcome reported by the agent)"
+            verdict, why = "fail", "stops while its request is open (no outcome reported by the agent since)"
         for cid in self.ids:
             if verdict == "fail":
                 self.fail(cid, turn)
@@ -1505,6 +1514,18 @@ _ACTION_WORDS = frozenset({"toggl", "set", "make", "reset", "connect", "disconne
 
 #: The least length of a tool result whose verbatim copy in a user text is set aside.
 QUOTE_MIN = 20
+#: The most characters of one user text the checks read (what one text may cost is bounded;
+#: a longer text is clipped for the checks, and the tracker lists its turn in ``clipped``).
+CHECK_LIMIT = 20_000
+#: A run of line breaks and the blanks around them: one line break to every rule.
+_BREAKS = re.compile(r"[ \t]*\n\s*")
+
+
+def checked_text(text: str) -> str:
+    """``text`` as the rules read it: runs of line breaks as one, clipped to :data:`CHECK_LIMIT`."""
+    if "\n" in text:
+        text = _BREAKS.sub("\n", text)
+    return text[:CHECK_LIMIT]
 
 
 @dataclass(frozen=True)
@@ -1665,6 +1686,8 @@ class RuleTracker:
     checked without the parts it copies verbatim from the user's own tool results since
     the agent last spoke (at least :data:`QUOTE_MIN` characters): a quoted result is
     reported evidence, grounded by construction, and need not be re-read by every rule.
+    The rules read a user text as :func:`checked_text` makes it (line-break runs as one,
+    at most :data:`CHECK_LIMIT` characters: ``clipped`` lists the turns clipped).
     ``agent_call_names`` tells callers which agent calls can matter at all (None: any):
     feeding another agent call is a no-op, so a caller may skip it.
     """
@@ -1686,6 +1709,8 @@ class RuleTracker:
         self._unsettled = [(1 << i, rules[i]) for i in plan.unsettled]  # (bit, rule) of the awake rules until settled
         self.agent_call_names = plan.agent_call_names
         self._results: list[str] = []
+        #: The turns whose user text was clipped to :data:`CHECK_LIMIT` characters for the checks.
+        self.clipped: list[int] = []
 
     def agent_text(self, turn: int, text: str) -> None:
         """Record an agent text message (rules hear of the first request of a kind at once)."""
@@ -1703,7 +1728,10 @@ class RuleTracker:
             for quoted in self._results:
                 if quoted in text:
                     text = text.replace(quoted, " ")
-        self.feed.user.append(text)
+        text = checked_text(text)
+        if len(text) == CHECK_LIMIT:
+            self.clipped.append(turn)
+        self.feed.user.append((self.feed.clock, text))
         violations = self.violations
         seen = len(violations)
         rules = self.rules

@@ -614,6 +614,9 @@ _NOT_ACTIONS = (
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
              r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
+#: (Linear time: every repetition these patterns try at each position is bounded, so one
+#: position costs a constant: at most 4 filler words before a clause's verb, 8 spaces after
+#: its punctuation, and a question mark looked for within 300 characters of the clause.)
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
 #: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
@@ -624,20 +627,20 @@ GENERIC_CLAIM = re.compile(
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
     rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB}\b"
-    r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s*(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
-    r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W+)*"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]*\?)"
+    r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
+    r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
     r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
-    r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]*\?)"
-    r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s*(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W+)*all set\b"
+    r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
+    r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
-    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)"
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"
     r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
-    r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]*\?)"
+    r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]{0,300}\?)"
     # a change reported by a pronoun and "now": "it's off now", "that is now on", "it's on now, the data I mean"
-    r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]*\?)",
+    r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]{0,300}\?)",
     re.I,
 )
 
@@ -664,8 +667,8 @@ _CLAIM_GATE = re.compile(
 #: A grant reported with the subject left out, as chat does ("alright, let the app have that
 #: access", "gave it the permissions"): a clause opening with the granting verb, not a question.
 _SUBJECTLESS_GRANT = re.compile(
-    r"(?:^|(?<=[.!?;,:\n]))\s*(?:(?:ok(?:ay)?|alright|all right|so|and|yep|yeah|yes|right|done|k)\W+)*"
-    r"(?:let|gave|allowed|granted|approved|okayed)\b(?! (?:me|us)\b)[^.!?\n]{0,40}\b(?:permissions?|access)\b(?![^.!?\n]*\?)",
+    r"(?:^|(?<=[.!?;,:\n]))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|so|and|yep|yeah|yes|right|done|k)\W{1,4}+){0,4}+"
+    r"(?:let|gave|allowed|granted|approved|okayed)\b(?! (?:me|us)\b)[^.!?\n]{0,40}\b(?:permissions?|access)\b(?![^.!?\n]{0,300}\?)",
     re.I,
 )
 
