@@ -24,13 +24,13 @@ with the task's goal actions and user tool surface.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Iterable
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
+from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
@@ -51,11 +51,6 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
 )
 
 _NAME_KINDS = frozenset({"name", "first_name", "last_name"})
-
-#: A scenario telling the user to insist on its request after a refusal.
-INSIST = re.compile(r"\b(?:insist|persist|push back|do not accept|don't accept|not take no)\b", re.I)
-#: A scenario telling the user when to give up or end the conversation.
-GIVES_UP = re.compile(r"\b(?:give up|end the (?:conversation|call|chat)|hang up|stop the conversation|leave it)\b", re.I)
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -243,8 +238,8 @@ def from_blueprint(
                                    "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
                                    "open: the agent said the request is done, or said it cannot be done and the "
                                    "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
-                                   applies_when="stopped", fallback=reason_parts(blueprint)[1], insist=bool(INSIST.search(scenario)),
-                                   gives_up=bool(GIVES_UP.search(scenario))))
+                                   applies_when="stopped", fallback=reason_parts(blueprint)[1], insist=insists(scenario),
+                                   gives_up=says_when_to_give_up(scenario)))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",
                                applies_when="transferred"))

@@ -15,7 +15,8 @@ user's fidelity.
   confirmation), courtesy questions aside ("Is there anything else I can help you with?");
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
 * :func:`makes_request`: a user text asks for something (a want, a need, a request): the
-  agent's outcomes before it do not answer it.
+  agent's outcomes before it do not answer it;
+* :func:`insists`, :func:`says_when_to_give_up`: what a scenario says about refusals.
 
 All readers are single passes of non-backtracking patterns over the text (linear time).
 """
@@ -73,6 +74,22 @@ _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:w
 _FIGURE = re.compile(r"\d")
 
 
+#: A scenario telling the user to insist on its request after a refusal.
+_INSIST = re.compile(r"\b(?:insist|persist|push back|do not accept|don't accept|not take no)", re.I)
+#: A scenario telling the user when to give up or end the conversation.
+_GIVE_UP = re.compile(r"\b(?:give up|end the (?:conversation|call|chat)|hang up|stop the conversation|leave it)\b", re.I)
+
+
+def insists(scenario: str) -> bool:
+    """True when the ``scenario`` tells the user to insist (a refusal does not end its goal)."""
+    return _INSIST.search(scenario) is not None
+
+
+def says_when_to_give_up(scenario: str) -> bool:
+    """True when the ``scenario`` tells the user when to give up or end the conversation."""
+    return _GIVE_UP.search(scenario) is not None
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -116,4 +133,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "agent_outcome", "makes_request", "standing", "waits_on_user"]
+__all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "says_when_to_give_up", "standing",
+           "waits_on_user"]

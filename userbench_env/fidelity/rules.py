@@ -352,7 +352,8 @@ class PrematureDisclosure(_Watches):
     """Fails a criterion when the user states its value before the agent asked for its kind.
 
     ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
-    and ``value`` (matched case-insensitively as a substring of the user's text; a date
+    and ``value`` (matched case-insensitively as a whole token of the user's text, not
+    inside a longer word or identifier; a date
     in any format: its year and one of its calendar days, see :meth:`_date_value`; an
     income as an amount, see :meth:`_income_value`; an address by its first line, see
     :meth:`_street_line`). The
@@ -427,7 +428,8 @@ class PrematureDisclosure(_Watches):
             return None  # states no watched value
         # (a value read in any format: gated by a part it is always written with, then read)
         return tuple((cid, kind) for cid, kind, value in watch
-                     if (value in lowered if isinstance(value, str) else value[0] in lowered and value[1] & value[2](text))) or None
+                     if (_whole(value).search(lowered) is not None if isinstance(value, str)
+                         else value[0] in lowered and value[1] & value[2](text))) or None
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
         for cid, kind in reading:
@@ -438,6 +440,13 @@ class PrematureDisclosure(_Watches):
                 self.repass(cid, turn)
             else:
                 self.fail(cid, turn)
+
+
+@lru_cache(maxsize=1024)
+def _whole(value: str) -> re.Pattern[str]:
+    """Finds ``value`` as a whole token: not inside a longer word or identifier (a first name
+    inside the user id "lucas_santos_6600" states the id, not the name)."""
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
 
 
 @register_rule

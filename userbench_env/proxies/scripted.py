@@ -11,8 +11,8 @@ user's view alone (so the same view always gives the same turn):
   one action per agent message, then reports exactly what the tool returned;
 * the agent says it transfers the user: ``###TRANSFER###``; the agent closes the
   conversation ("anything else", "goodbye", ...): ``###STOP###`` once, as far as the user
-  can know, its request is no longer open (the agent said it is done or cannot be done:
-  :func:`~userbench_env.fidelity.outcomes.standing`); otherwise the user says what is still
+  can know, its request is no longer open (the agent said it is done, or that it cannot be
+  done and the scenario does not say to insist: :mod:`userbench_env.fidelity.outcomes`); otherwise the user says what is still
   open (its reason for calling again) instead of stopping;
 * a confirmation question gets "yes"; any other question "I don't know"; a statement
   an acknowledgement.
@@ -27,7 +27,8 @@ from typing import Any
 from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
-from userbench_env.fidelity.outcomes import standing
+from userbench_env.fidelity.outcomes import insists, standing
+from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
 
@@ -49,6 +50,9 @@ _FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:(?<=[.,;:!?] )|^|(?<=\band )|(?<=\bthat )|(?<=\bif )|(?<=\bwhen )|(?<=\bbut )|(?<=\bso ))you\b", re.M), "I"),
     (re.compile(r"\byou\b"), "me"),
 ]
+
+#: What the user says, asked "anything else?" while its request is open.
+STILL_OPEN = "Not yet, my request is still open: what I asked for at the start has not been done. Could you please take care of it?"
 
 _KIND_WORDS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number",
                "reservation_id": "reservation number", "order_id": "order number", "item_id": "item id",
@@ -174,9 +178,10 @@ class ScriptedUserProxy(UserProxy):
             return UserTurn(text="###TRANSFER###")
         if _CLOSING.search(text):
             said = (m.content or "" for m in view.messages if m.role == "assistant" and m.has_text)
-            if standing(said) in ("done", "cannot"):
+            now = standing(said)
+            if now == "done" or (now == "cannot" and not insists(scenario_text(self.task.blueprint))):
                 return UserTurn(text="No, that's all. Thank you! ###STOP###")
-            return UserTurn(text=f"Not yet, my request is still open. {self.opening()[4:]}".strip())
+            return UserTurn(text=STILL_OPEN)
         if view.tools:
             call = requested_tool(text, view.tools)
             if call is not None:
