@@ -238,7 +238,7 @@ def from_blueprint(
                                    "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
                                    "open: the agent said the request is done, or said it cannot be done and the "
                                    "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
-                                   applies_when="stopped", fallback=reason_parts(blueprint)[1], insist=insists(scenario),
+                                   applies_when="stopped", tools=list(user_tools or []), fallback=reason_parts(blueprint)[1], insist=insists(scenario),
                                    gives_up=says_when_to_give_up(scenario)))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",

@@ -53,6 +53,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, TypeVar
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
+from userbench_env.tasks.extract import requested_kinds
 from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
@@ -360,7 +361,8 @@ class PrematureDisclosure(_Watches):
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is
-    logged again.
+    logged again. A value stated while the agent's latest text asks for another item that
+    the user denies having is ``suspect`` (offered in that item's place: a deflection).
     """
 
     name = "premature_disclosure"
@@ -438,6 +440,10 @@ class PrematureDisclosure(_Watches):
             self._decided.add(cid)
             if kind in self._asked:
                 self.repass(cid, turn)
+            elif (agent := self.feed.agent) and agent[-1][3] and denial_clauses(text):
+                # the agent just asked for another item, which the user denies: this one is
+                # offered in its place (a deflection, withholding's to judge), not surely unasked
+                self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
             else:
                 self.fail(cid, turn)
 
@@ -467,8 +473,8 @@ class DumpsBlueprint(Rule):
     further recited sentence must bring a word the ones before it did not (two sentences
     restating one goal are one recital; a sentence whose words another holds is dropped).
     A sentence the agent's latest text asked about (sharing a word with it, courtesies
-    aside: :data:`AGENT_COURTESY`) counts only once the message recites more than
-    ``minimum``: answering a question with what the scenario says about it is no recital.
+    aside: :data:`AGENT_COURTESY`) never counts: answering the agent's questions (often
+    numbered) with what the scenario says about them is no recital.
     The reason's ``fallback`` sentences (its conditions and alternatives) count, except
     when stated word for word with the reason (the reason for calling as the scenario
     words it is the user's opening). A message one sentence short of a
@@ -592,10 +598,10 @@ class RecitalReader:
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset()) -> str:
-        """The outcome of one criterion. The marks of a paraphrased recital (talk about the
-        brief, the user's identity) count only the sentences the agent's latest text did not
-        ask about (none of their words in ``prompt``), and one sentence more after such a
-        question: answering the agent's question with what the scenario says about it is no
+        """The outcome of one criterion. Only the sentences the agent's latest text did not
+        ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
+        recital (talk about the brief, the user's identity) need one sentence more after such
+        a question: answering the agent's question with what the scenario says about it is no
         recital."""
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
                 copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
@@ -628,7 +634,7 @@ class RecitalReader:
                     recited += 1
                     free += not words & prompt
                     used |= touched
-        if free >= minimum or recited > minimum:  # what the agent just asked about counts only past the minimum
+        if free >= minimum:  # what the agent just asked about is answered, not recited
             return _FAIL
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
@@ -935,7 +941,7 @@ class _Requests(Rule):
 
     def start(self) -> None:
         super().start()
-        self.tools, self._mentions = self.compiled
+        self.tools, self._mentions = self.compiled[:2]
         self.requested: frozenset[str] = frozenset()
         self.requested_at: dict[str, int] = {}
         self.request_words: frozenset[str] = frozenset()  # content stems of the latest request
@@ -1166,13 +1172,16 @@ class _OnToken(Rule):
 
 
 @register_rule
-class PrematureStop(_OnToken):
+class PrematureStop(_Requests, _OnToken):
     """Ends the conversation before the goal state is reached, judged from what the user
     could know (:mod:`userbench_env.fidelity.outcomes`: the agent's texts it saw, never the
     agent's tool calls or the world). At a ``###STOP###`` the goal is still open when the
     agent has neither reported it done nor said it cannot be done:
 
     * a stop in the opening message, before the agent answered, fails;
+    * a stop while an action the agent asked the user to perform on its side
+      (``params["tools"]``, the user's tools) has not been performed since fails: the user
+      knows its own part of the goal is not done, whatever the agent says;
     * a stop while the agent's latest word is waiting on the user (a question, a request
       for an item or a choice) and it never reported an outcome, fails; after an outcome it
       reported earlier, it is ``suspect`` (a further request or a follow-up question);
@@ -1196,24 +1205,31 @@ class PrematureStop(_OnToken):
     token = STOP_TOKEN
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[frozenset[str]], bool, bool]:
-        """(the content stems of each fallback sentence, whether the scenario says to insist,
-        whether it says when to give up)."""
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions, list[frozenset[str]], bool, bool]:
+        """(the user's tools and their mentions (see :class:`_Requests`), the content stems of
+        each fallback sentence, whether the scenario says to insist, whether it says when to
+        give up)."""
         fallback = [content_stems(str(sentence)) - SCENARIO_WORDS for c in criteria for sentence in c.params.get("fallback", ())]
-        return ([words for words in fallback if words], any(c.params.get("insist") for c in criteria),
-                any(c.params.get("gives_up") for c in criteria))
+        return (*super().compile(criteria), [words for words in fallback if words],
+                any(c.params.get("insist") for c in criteria), any(c.params.get("gives_up") for c in criteria))
+
+    def _unperformed(self) -> bool:
+        """True when the agent asked for a user tool that no user call ran since."""
+        self.resolve()
+        called_at = self.feed.called_at
+        return any(called_at.get(tool, -1) < at for tool, at in self.requested_at.items())
 
     def _unraised(self) -> bool:
         """True when some fallback sentence has not been raised: the user's texts hold fewer
         than two of its content words (all of them, for a shorter one)."""
-        fallback = self.compiled[0]
+        fallback = self.compiled[2]
         if not fallback:
             return False
         said = frozenset().union(*(content_stems(text) for _, text in self.feed.user))
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
-        _, insist, gives_up = self.compiled
+        insist, gives_up = self.compiled[3:]
         feed = self.feed
         # what the agent said since the user's latest request (an outcome answers the requests before it)
         since = next((clock for clock, said in reversed(feed.user[:-1]) if makes_request(said)), 0)
@@ -1222,6 +1238,8 @@ class PrematureStop(_OnToken):
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
         if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
+        elif self.tools and self._unperformed():
+            verdict, why = "fail", "stops with an action the agent asked of it not performed"
         elif now == "done":
             verdict, why = "pass", ""
         elif insist and refused:
@@ -1274,7 +1292,10 @@ class Withholding(_Watches):
       or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
       borderline: marked for the judge, :meth:`Rule.unsure`);
     * it states some of several values and denies the rest, or answers with only a part of
-      the value (a first name for a full name): partial answers.
+      the value (a first name for a full name), or, asked for two items, names and gives
+      the other one, denying nothing and asking nothing back, and leaves this one out
+      ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
+      partial answers.
 
     Passes when the answer states the values. An answer that ends the conversation
     (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
@@ -1310,15 +1331,21 @@ class Withholding(_Watches):
         self._read = 0  # agent texts read
 
     @classmethod
-    def _outcomes(cls, watch: tuple[tuple[str, str, Any], ...], text: str, asked: frozenset[str]) -> tuple[tuple[str, str], ...]:
+    def _outcomes(cls, watch: tuple[tuple[str, str, Any], ...], text: str, asked: frozenset[str],
+                  pair: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
         """Per criterion of an ``asked`` kind that the answer ``text`` decides, ``(id,
         outcome)``: ``"pass"``, ``"fail"`` or ``"unsure"`` (a borderline failure). A stop or
-        a transfer decides none; speaking as the agent is no deflection."""
+        a transfer decides none; speaking as the agent is no deflection. ``pair``: the items a
+        short request (two at most) asked for, of which giving one and leaving out the other
+        is a partial answer."""
         if STOP_TOKEN in text or TRANSFER_TOKEN in text:
             return ()
         said = id_key(text)
         spans = cls._spans(text)
         agent_like = speaks_as_agent(text)
+        # an answer naming asked items, denying nothing and asking nothing back, gives them
+        mentioned = mentioned_kinds(text)
+        gives_other = bool(mentioned) and not denial_clauses(text) and not question_clauses(text)
         outcomes = []
         for cid, kind, values in watch:
             if kind not in asked:
@@ -1331,6 +1358,8 @@ class Withholding(_Watches):
                 outcomes.append((cid, _PASS))
             elif stated:  # a partial answer: withheld when the rest is denied
                 outcomes.append((cid, _FAIL if denial_clauses(text) else _PASS))
+            elif gives_other and kind not in mentioned and (pair - {kind}) & mentioned:
+                outcomes.append((cid, _FAIL))  # gave another item and left this one out: a partial answer
             elif denies_item(text, kind, others) and (not agent_like or any(
                     kind in mentioned_kinds(clause) for clause in denial_clauses(text))):
                 outcomes.append((cid, _FAIL))  # as the agent, only a denial naming the item ("I don't have a user id")
@@ -1355,13 +1384,15 @@ class Withholding(_Watches):
         asked = agent[-1][3]  # read the answer only when a watched kind was asked
         if asked.isdisjoint(self._kinds):
             return
-        for cid, outcome in self._outcomes_of(text, asked):  # (the feed's set itself: one object per agent text)
+        requested = requested_kinds(agent[-1][2])  # a short request for two items at most: answered whole or in part
+        pair = requested if len(requested) <= 2 else _NOTHING
+        for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
             if outcome is _PASS:
                 self.passed(cid, turn)
-            elif outcome is _UNSURE:
-                self.suspect(cid, turn, "the answer neither gives nor denies the item (a question back, or another item)")
             else:
                 self.fail(cid, turn)
+                if outcome is _UNSURE:  # a deflection: marked for a judge to regrade
+                    self.unsure(cid, turn)
 
 
 @register_rule

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
-from userbench_env.tasks.extract import ASK_PATTERNS, is_question
+from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
 
@@ -94,7 +94,11 @@ def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     if not kinds or not asks(text):
         return frozenset()
     low = folded(text)
-    return frozenset(kind for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low) and pattern.search(text))
+    checks = [(kind, pattern) for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low)]
+    if not checks:
+        return frozenset()
+    asking = asking_part(text)  # (an item named in a statement is not asked for)
+    return frozenset(kind for kind, pattern in checks if pattern.search(asking))
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
