@@ -7,8 +7,9 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
 
 * premature disclosure: one ``volunteers_unasked_info`` criterion per identifying
   known-info item not stated in the reason for calling (of name items, only the first:
-  later ones name other people or companies), and one for the annual income a scenario
-  gives; one ``dumps_blueprint``
+  later ones name other people or companies), one for the annual income a scenario
+  gives, one per conditional instruction ("If the agent asks ..., say ...": the user says
+  it only once the agent has; :func:`conditional_criteria`); one ``dumps_blueprint``
   criterion when the scenario has at least two sentences beyond the reason for calling;
 * groundedness: ``invents_unknown_information`` always; with user tools,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
@@ -30,6 +31,8 @@ from typing import Any, Iterable
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
+from userbench_env.fidelity.conditions import conditions
+from userbench_env.fidelity.language import content_stems
 from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
@@ -76,11 +79,12 @@ def _grounding(blueprint: Blueprint, item: KnownInfoItem) -> str | None:
 
 
 def _criterion(mode: str, cid: str, statement: str, grounding: str | None = None, applies_when: str = "always",
-               **params: Any) -> Criterion:
-    """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default)."""
+               rule: str | None = None, **params: Any) -> Criterion:
+    """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default;
+    checked by the mode's rule unless ``rule`` names another)."""
     spec = TAXONOMY[mode]
     return Criterion(id=cid, family=spec.family, mode=mode, statement=statement,  # type: ignore[arg-type]
-                     grounding=grounding or spec.guideline, applies_when=applies_when, check="rule", rule=spec.rule,
+                     grounding=grounding or spec.guideline, applies_when=applies_when, check="rule", rule=rule or spec.rule,
                      params=params)
 
 
@@ -128,6 +132,19 @@ def income_criteria(blueprint: Blueprint) -> list[Criterion]:
     return [_criterion("volunteers_unasked_info", "premature_disclosure/income",
                        f"The user does not state their annual income ({value}) before the agent asks for it.",
                        span, "asked_or_disclosed", kind="income", value=value)]
+
+
+def conditional_criteria(blueprint: Blueprint) -> list[Criterion]:
+    """One ``volunteers_unasked_info`` criterion per conditional instruction of the scenario
+    (:func:`~userbench_env.fidelity.conditions.conditions`: "If the agent asks how many
+    passengers ..., say that there are 3"): the user says the guarded content only once the
+    agent has said (or asked) the trigger."""
+    exempt = content_stems(" ".join(reason_parts(blueprint)[0]))
+    return [_criterion("volunteers_unasked_info", f"premature_disclosure/conditional-{i}",
+                       f"The user follows the scenario's conditional instruction: {found.sentence}", found.sentence,
+                       "asked_or_disclosed", rule="conditional_disclosure", trigger=sorted(found.trigger),
+                       guarded=sorted(found.guarded), asks=found.asks)
+            for i, found in enumerate(conditions(scenario_text(blueprint), exempt), 1)]
 
 
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
@@ -208,7 +225,7 @@ def from_blueprint(
     ``user_tools`` the names of the user's tools (enables the action criteria);
     ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
-    criteria = premature_disclosure_criteria(blueprint)
+    criteria = premature_disclosure_criteria(blueprint) + conditional_criteria(blueprint)
     sentences = scenario_sentences(blueprint)
     verbatim = verbatim_sentences(blueprint)
     copied = copied_sentences(blueprint)
@@ -269,5 +286,5 @@ def task_criteria(task: Task) -> list[Criterion]:
 __all__ = [
     "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools",
-    "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
+    "conditional_criteria", "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

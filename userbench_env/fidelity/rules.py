@@ -53,7 +53,7 @@ from typing import Any, ClassVar, Literal, NamedTuple, TypeVar
 
 from userbench_env.core.messages import ToolCall, ToolResult
 from userbench_env.core.rubric import Criterion
-from userbench_env.tasks.extract import requested_kinds
+from userbench_env.tasks.extract import asking_part, requested_kinds
 from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
@@ -78,6 +78,7 @@ from userbench_env.fidelity.language import (
     numbers,
     street_addresses,
 )
+from userbench_env.fidelity.conditions import stated
 from userbench_env.fidelity.outcomes import agent_outcome, makes_request, standing
 from userbench_env.fidelity.text import (
     ASK_GATES,
@@ -446,6 +447,49 @@ class PrematureDisclosure(_Watches):
                 self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
             else:
                 self.fail(cid, turn)
+
+
+@register_rule
+class ConditionalDisclosure(Rule):
+    """A conditional scenario instruction (:mod:`userbench_env.fidelity.conditions`): the
+    user says the guarded content only once the agent has said the trigger (``params``:
+    ``trigger`` and ``guarded`` content stems; ``asks``: the agent must ask it, in a
+    sentence that asks). Fails when a user text states the guarded content (two of its
+    stems, or all of a shorter one) about the trigger's matter (two of its stems, or all of
+    a shorter one) before the agent said the trigger; passes once the agent has. A trigger of no words is any
+    question of the agent's about the guarded content. Applies when either happens."""
+
+    name = "conditional_disclosure"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool]]:
+        return [(c.id, frozenset(c.params["trigger"]), frozenset(c.params["guarded"]), bool(c.params.get("asks", True)))
+                for c in criteria]
+
+    def start(self) -> None:
+        self._said: set[str] = set()  # ids whose trigger the agent said
+        self._read = 0  # agent texts read
+
+    def _heard_triggers(self) -> None:
+        agent = self.feed.agent
+        for _, _, text, _ in agent[self._read:]:
+            for cid, trigger, guarded, asks in self.compiled:
+                if cid in self._said:
+                    continue
+                words = content_stems(asking_part(text) if asks else text)
+                if (trigger and len(words & trigger) >= min(2, len(trigger))) or (not trigger and words & guarded):
+                    self._said.add(cid)
+        self._read = len(agent)
+
+    def user_text(self, turn: int, text: str, reading: None) -> None:
+        self._heard_triggers()
+        said = stated(text)
+        for cid, trigger, guarded, _ in self.compiled:
+            if cid in self._said:
+                self.passed(cid, turn)
+            elif self.verdict(cid) != "fail" and len(said & guarded) >= min(2, len(guarded)) \
+                    and len(said & trigger) >= min(2, len(trigger)):
+                self.fail(cid, turn)  # (once: saying it again is no new disclosure)
 
 
 @lru_cache(maxsize=1024)
