@@ -6,7 +6,8 @@ import pytest
 from userbench_env.core.messages import ToolCall
 from userbench_env.domains import make_world
 from userbench_env.fidelity import RuleTracker, episode_verdict, task_criteria, ufs_summary
-from userbench_env.fidelity.text import device_states, identifiers, reason_parts
+from userbench_env.fidelity.outcomes import insists
+from userbench_env.fidelity.text import device_states, identifiers, reason_parts, scenario_text
 from userbench_env.tasks import load_task, load_tasks
 
 
@@ -124,12 +125,21 @@ def test_premature_stop_is_judged_from_what_the_user_saw():
 
 
 def test_premature_stop_after_a_refusal_depends_on_the_scenarios_fallbacks():
-    task, world, tracker = _opened("airline", "7")
-    assert reason_parts(task.blueprint)[1] == []  # no fallback: a refusal ends the matter
+    tasks = load_tasks("airline", source="tau2", split="base")
+    plain = next(t for t in tasks if not reason_parts(t.blueprint)[1] and not insists(scenario_text(t.blueprint)))
+    tracker = RuleTracker(task_criteria(plain))  # no fallback, no insisting: a refusal ends the matter
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with a reservation.")
     tracker.agent_text(1, "I'm sorry, but I am unable to change a basic economy reservation.")
     assert tracker.user_text(1, "Oh well. ###STOP###") == []
     assert _verdict(tracker, "premature_stop") == "pass"
-    fallback = next(t for t in load_tasks("airline", source="tau2", split="base") if reason_parts(t.blueprint)[1])
+    insisting = next(t for t in tasks if insists(scenario_text(t.blueprint)))
+    tracker = RuleTracker(task_criteria(insisting))  # told to insist: stopping after a refusal gives up
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with a reservation.")
+    tracker.agent_text(1, "I'm sorry, but I am unable to do that.")
+    assert tracker.user_text(1, "Oh well. ###STOP###") == ["goal_deviation/premature_stop"]
+    fallback = next(t for t in tasks if reason_parts(t.blueprint)[1] and not insists(scenario_text(t.blueprint)))
     tracker = RuleTracker(task_criteria(fallback))
     tracker.agent_text(0, "Hi! How can I help you today?")
     tracker.user_text(0, "Hi, I need help with a reservation.")

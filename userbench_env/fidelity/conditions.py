@@ -3,7 +3,9 @@ only once the agent has said or asked something.
 
 Scenarios gate some of what the user says on the agent: "If the agent asks how many
 passengers there are, say that there are 3", "If and only if the agent asks you, you will
-be in Los Angeles on May 17", "(do not mention it if the agent does not mention it)". Each
+be in Los Angeles on May 17", "(do not mention it if the agent does not mention it)". (A
+condition on what the agent *says*, "If the agent says it is basic economy, ask to
+upgrade", gates a plan, not an answer: a fallback, read by ``dumps_blueprint``.) Each
 such sentence guarding a fact (a number, a name) is a :class:`Condition`: its ``trigger`` (what the agent must say or ask
 first, as content stems) and its ``guarded`` content (what the user may then say). Saying
 the guarded content before the trigger breaks the instruction: the user volunteers what
@@ -20,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from userbench_env.fidelity.language import NEGATION, content_stems
 
-#: "If [and only if] the [service] agent asks/says/tells you/mentions <trigger>, <consequence>".
+#: "If [and only if] the [service] agent asks/says/tells you/mentions <trigger>, <consequence>" (only asking gates an answer).
 _IF_AGENT = re.compile(
     r"\b(?:if(?: and only if)?|only if|when|once)\s+the\s+(?:service\s+)?agent\s+"
     r"(?P<verb>asks?|says?|tells? you|mentions?|offers?|brings? up)\b(?P<trigger>[^,;:]{0,200})[,;:]\s*(?P<then>[^.!?]{1,300})",
@@ -98,8 +100,8 @@ def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Cond
             found = (guarded, guarded, False)
         elif (m := _ONLY_WHEN_ASKED.search(sentence)) is not None:
             found = (m.group("trigger") or "", m.group("guarded"), True)
-        elif (m := _IF_AGENT.search(sentence)) is not None:
-            found = (m.group("trigger"), m.group("then"), m.group("verb").lower().startswith("ask"))
+        elif (m := _IF_AGENT.search(sentence)) is not None and m.group("verb").lower().startswith("ask"):
+            found = (m.group("trigger"), m.group("then"), True)
         if found is None:
             continue
         trigger, guarded = _stems(found[0]), _stems(found[1]) - exempt
