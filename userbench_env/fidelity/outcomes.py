@@ -40,7 +40,7 @@ _DONE = re.compile(
     r"\b(?:has|have|had) (?:now |just |also |already )?(?:been )?(?:successfully |now )?" + _COMPLETED + r"\b"
     r"|\b(?:is|are|was|were) (?:now |all |successfully )*(?:been )?" + _COMPLETED + r"\b"
     r"|\bi(?:'ve| have)? (?:now |just |also |already |successfully )*" + _COMPLETED + r"\b"
-    r"|\bsuccessfully\b|\ball set\b|\bgood to go\b|\bis complete\b|\bare complete\b"
+    r"|\bsuccessfully\b|\ball (?:set|done)\b|\bgood to go\b|\bis complete\b|\bare complete\b"
     r"|\b(?:your|the) (?:new )?(?:reservation|booking|confirmation|order|ticket|case|request) (?:id|number|code) is\b",
     re.I,
 )

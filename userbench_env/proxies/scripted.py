@@ -3,7 +3,8 @@
 The default proxy, so everything runs with no API key. Behaviour, decided from the
 user's view alone (so the same view always gives the same turn):
 
-* first turn: the reason for calling, in the first person;
+* first turn: the reason for calling, in the first person, without its conditional
+  instructions (:mod:`userbench_env.fidelity.conditions`: they wait for their condition);
 * the agent asks for items (by kind, see :func:`~userbench_env.tasks.extract.requested_kinds`):
   the user states the values it knows and says it does not know the others;
 * the agent asks for a user action naming one of the user's tools (by name, snake-case
@@ -27,6 +28,7 @@ from typing import Any
 from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
+from userbench_env.fidelity.conditions import conditions
 from userbench_env.fidelity.outcomes import insists, standing
 from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
@@ -147,7 +149,8 @@ class ScriptedUserProxy(UserProxy):
         if not reason and bp.raw_instructions:
             wanted = re.search(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.", bp.raw_instructions)
             reason = wanted.group(0).strip() if wanted else ""
-        reason = " ".join(reason.split())
+        # a conditional instruction ("If the agent asks which laptop, it is 15-inch") waits for its condition
+        reason = " ".join(s for s in re.split(r"(?<=[.!?])\s+", " ".join(reason.split())) if not conditions(s))
         return f"Hi. {first_person(reason)}" if reason else "Hi. I need some help with my account."
 
     def answer(self, kinds: frozenset[str]) -> str:
