@@ -36,6 +36,7 @@ from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
+    conditional_sentences,
     copied_sentences,
     reason_parts,
     scenario_income,
@@ -254,7 +255,8 @@ def from_blueprint(
                                    "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
                                    "open: the agent said the request is done, or said it cannot be done and the "
                                    "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
-                                   applies_when="stopped", tools=list(user_tools or []), fallback=reason_parts(blueprint)[1], insist=insists(scenario),
+                                   applies_when="stopped", tools=list(user_tools or []), fallback=reason_parts(blueprint)[1],
+                                   conditional=bool(conditional_sentences(blueprint)), insist=insists(scenario),
                                    gives_up=says_when_to_give_up(scenario)))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",

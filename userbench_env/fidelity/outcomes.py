@@ -16,6 +16,7 @@ user's fidelity.
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
 * :func:`makes_request`: a user text asks for something (a want, a need, a request): the
   agent's outcomes before it do not answer it;
+* :func:`withdrew`: a user text withdraws its own request;
 * :func:`insists`, :func:`says_when_to_give_up`: what a scenario says about refusals.
 
 All readers are single passes of non-backtracking patterns over the text (linear time).
@@ -90,6 +91,17 @@ def says_when_to_give_up(scenario: str) -> bool:
     return _GIVE_UP.search(scenario) is not None
 
 
+#: A customer withdrawing its own request.
+_WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
+                       r"(?:don't|do not|won't|will not|not) (?:make (?:any|the) changes?|proceed|go ahead|want to proceed)|"
+                       r"decide[ds]? not to|i'?ll (?:leave it|keep (?:it|things) as (?:it is|they are)))\b", re.I)
+
+
+def withdrew(text: str) -> bool:
+    """True when a user ``text`` withdraws its own request ("I'll hold off on making any changes")."""
+    return _WITHDRAW.search(text) is not None
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -134,4 +146,4 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
 
 
 __all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "says_when_to_give_up", "standing",
-           "waits_on_user"]
+           "waits_on_user", "withdrew"]

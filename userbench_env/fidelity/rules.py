@@ -79,7 +79,7 @@ from userbench_env.fidelity.language import (
     street_addresses,
 )
 from userbench_env.fidelity.conditions import stated
-from userbench_env.fidelity.outcomes import agent_outcome, makes_request, standing
+from userbench_env.fidelity.outcomes import agent_outcome, makes_request, standing, withdrew
 from userbench_env.fidelity.text import (
     ASK_GATES,
     PROBLEM_STATES,
@@ -361,8 +361,8 @@ class PrematureDisclosure(_Watches):
     :meth:`_street_line`). The
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
-    the pass then dates from the request). A value stated again before any request is
-    logged again. A value stated while the agent's latest text asks for another item that
+    the pass then dates from the request). A value stated again before any request is no
+    new disclosure (logged once). A value stated while the agent's latest text asks for another item that
     the user denies having is ``suspect`` (offered in that item's place: a deflection).
     """
 
@@ -436,8 +436,8 @@ class PrematureDisclosure(_Watches):
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
         for cid, kind in reading:
-            if cid in self._decided and kind in self._asked:
-                continue
+            if cid in self._decided and (kind in self._asked or self.verdict(cid) != "pass"):
+                continue  # (a value disclosed already is disclosed once: saying it again tells nothing new)
             self._decided.add(cid)
             if kind in self._asked:
                 self.repass(cid, turn)
@@ -1233,6 +1233,10 @@ class PrematureStop(_Requests, _OnToken):
       unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
     * a stop after the agent reported the request done passes: whether it really was is
       the agent's success, not the user's fidelity;
+    * a stop right after the user withdrew its request ("I'll hold off on any changes") is
+      suspect when the scenario states conditions that may allow it (``params["conditional"]``:
+      a sentence with "if", "unless", ...; or when to give up), even one telling it to insist
+      otherwise, and fails when it states none;
     * a stop after the agent said it cannot be done fails when the scenario tells the user
       to insist (``params["insist"]``); otherwise it passes once the scenario's fallbacks
       (``params["fallback"]``, its conditions and alternatives) have been raised by the
@@ -1249,13 +1253,14 @@ class PrematureStop(_Requests, _OnToken):
     token = STOP_TOKEN
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions, list[frozenset[str]], bool, bool]:
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions, list[frozenset[str]], bool, bool, bool]:
         """(the user's tools and their mentions (see :class:`_Requests`), the content stems of
         each fallback sentence, whether the scenario says to insist, whether it says when to
-        give up)."""
+        give up, whether it states any condition (``params["conditional"]``))."""
         fallback = [content_stems(str(sentence)) - SCENARIO_WORDS for c in criteria for sentence in c.params.get("fallback", ())]
         return (*super().compile(criteria), [words for words in fallback if words],
-                any(c.params.get("insist") for c in criteria), any(c.params.get("gives_up") for c in criteria))
+                any(c.params.get("insist") for c in criteria), any(c.params.get("gives_up") for c in criteria),
+                any(c.params.get("conditional") or c.params.get("gives_up") for c in criteria))
 
     def _unperformed(self) -> bool:
         """True when the agent asked for a user tool that no user call ran since."""
@@ -1273,7 +1278,7 @@ class PrematureStop(_Requests, _OnToken):
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
-        insist, gives_up = self.compiled[3:]
+        insist, gives_up, conditional = self.compiled[3:]
         feed = self.feed
         # what the agent said since the user's latest request (an outcome answers the requests before it)
         since = next((clock for clock, said in reversed(feed.user[:-1]) if makes_request(said)), 0)
@@ -1286,12 +1291,15 @@ class PrematureStop(_Requests, _OnToken):
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
         elif now == "done":
             verdict, why = "pass", ""
+        elif withdrew(feed.user[-2][1] if len(feed.user) > 1 else "") or withdrew(text):
+            verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
+                if conditional else ("fail", "withdraws its request and stops, no scenario condition allowing it")
         elif insist and refused:
             verdict, why = "fail", "stops after a refusal although the scenario says to insist"
         elif now == "cannot":
             verdict, why = ("suspect", "stops after a refusal with a scenario fallback not yet raised") if self._unraised() \
                 else ("pass", "")
-        elif now == "waiting" and any(agent_outcome(said) for _, _, said, _ in feed.agent):
+        elif now == "waiting" and any(agent_outcome(said) for said in agent):
             verdict, why = "suspect", "stops while the agent asks something, after it reported an outcome"
         elif now is None and gives_up:
             verdict, why = "suspect", "stops with no outcome reported; the scenario says when to give up"

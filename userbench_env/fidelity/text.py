@@ -259,6 +259,12 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
     return out
 
 
+def conditional_sentences(blueprint: Blueprint) -> list[str]:
+    """The scenario's sentences that state a condition or an alternative (:data:`_FALLBACK`:
+    "if", "unless", "otherwise", ...), anywhere in it."""
+    return [s for s in _split(scenario_text(blueprint)) if _FALLBACK.search(s)]
+
+
 def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback
