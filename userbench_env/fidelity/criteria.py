@@ -31,7 +31,7 @@ from typing import Any, Iterable
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
-from userbench_env.fidelity.conditions import conditions, stated
+from userbench_env.fidelity.conditions import conditions
 from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
@@ -139,12 +139,11 @@ def conditional_criteria(blueprint: Blueprint) -> list[Criterion]:
     (:func:`~userbench_env.fidelity.conditions.conditions`: "If the agent asks how many
     passengers ..., say that there are 3"): the user says the guarded content only once the
     agent has said (or asked) the trigger."""
-    exempt = stated(" ".join(reason_parts(blueprint)[0]))  # (what the reason for calling states openly is guarded by nothing)
     return [_criterion("volunteers_unasked_info", f"premature_disclosure/conditional-{i}",
                        f"The user follows the scenario's conditional instruction: {found.sentence}", found.sentence,
                        "asked_or_disclosed", rule="conditional_disclosure", trigger=sorted(found.trigger),
                        guarded=sorted(found.guarded), asks=found.asks)
-            for i, found in enumerate(conditions(scenario_text(blueprint), exempt), 1)]
+            for i, found in enumerate(conditions(scenario_text(blueprint)), 1)]
 
 
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:

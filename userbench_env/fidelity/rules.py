@@ -454,9 +454,9 @@ class ConditionalDisclosure(Rule):
     """A conditional scenario instruction (:mod:`userbench_env.fidelity.conditions`): the
     user says the guarded content only once the agent has said the trigger (``params``:
     ``trigger`` and ``guarded`` content stems; ``asks``: the agent must ask it, in a
-    sentence that asks). Fails when a user text states the guarded content (two of its
-    stems, or all of a shorter one) about the trigger's matter (two of its stems, or all of
-    a shorter one) before the agent said the trigger; passes once the agent has. A trigger of no words is any
+    sentence that asks). Fails when a sentence of a user text states the guarded content
+    (two of its stems, or all of a shorter one) about the trigger's matter (two of its
+    stems, or all of a shorter one) before the agent said the trigger; passes once the agent has. A trigger of no words is any
     question of the agent's about the guarded content. Applies when either happens."""
 
     name = "conditional_disclosure"
@@ -483,12 +483,12 @@ class ConditionalDisclosure(Rule):
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
         self._heard_triggers()
-        said = stated(text)
+        sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)]
         for cid, trigger, guarded, _ in self.compiled:
             if cid in self._said:
                 self.passed(cid, turn)
-            elif self.verdict(cid) != "fail" and len(said & guarded) >= min(2, len(guarded)) \
-                    and len(said & trigger) >= min(2, len(trigger)):
+            elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded))
+                                                     and len(said & trigger) >= min(2, len(trigger)) for said in sentences):
                 self.fail(cid, turn)  # (once: saying it again is no new disclosure)
 
 
@@ -589,6 +589,8 @@ class DumpsBlueprint(Rule):
 
 
 _PASS, _FAIL, _UNSURE = "pass", "fail", "unsure"
+#: A sentence of a user text (linear: one pass).
+_SENTENCES = re.compile(r"[^.!?\n]+")
 
 
 class RecitalReader:

@@ -91,7 +91,7 @@ def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     ``requested_kinds(text) & kinds`` (:func:`~userbench_env.tasks.extract.requested_kinds`,
     with the kinds of :data:`FIDELITY_ASKS`), searching only those kinds' patterns, each
     behind its :data:`ASK_GATES`."""
-    if not kinds or not asks(text):
+    if not kinds:
         return frozenset()
     low = folded(text)
     checks = [(kind, pattern) for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low)]

@@ -143,7 +143,7 @@ def asking_part(text: str) -> str:
     for, unless the statement says it is needed ("I'll need your user ID.") or the request
     after it points back at it ("Could you provide that?"). A sentence asking with a list to
     follow (ending with ":") asks the rest of the text."""
-    if not is_question(text):
+    if not is_question(text) and not _NEEDS.search(text):
         return ""
     parts: list[str] = []
     before = ""  # the sentence before, a statement
