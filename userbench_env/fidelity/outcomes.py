@@ -16,7 +16,8 @@ user's fidelity.
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
 * :func:`makes_request`: a user text asks for something (a want, a need, a request): the
   agent's outcomes before it do not answer it;
-* :func:`withdrew`: a user text withdraws its own request;
+* :func:`withdrew`: a user text withdraws its own request; :func:`reports`: an agent text
+  tells something a scenario condition could weigh (an outcome, a figure);
 * :func:`insists`, :func:`says_when_to_give_up`: what a scenario says about refusals.
 
 All readers are single passes of non-backtracking patterns over the text (linear time).
@@ -102,6 +103,12 @@ def withdrew(text: str) -> bool:
     return _WITHDRAW.search(text) is not None
 
 
+def reports(text: str) -> bool:
+    """True when an agent ``text`` tells the user something about its request: an outcome
+    (:func:`agent_outcome`) or a figure (a price, a count, a date)."""
+    return agent_outcome(text) is not None or _FIGURE.search(text) is not None
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -145,5 +152,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "says_when_to_give_up", "standing",
+__all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
            "waits_on_user", "withdrew"]

@@ -79,7 +79,7 @@ from userbench_env.fidelity.language import (
     street_addresses,
 )
 from userbench_env.fidelity.conditions import stated
-from userbench_env.fidelity.outcomes import agent_outcome, makes_request, standing, withdrew
+from userbench_env.fidelity.outcomes import agent_outcome, makes_request, reports, standing, withdrew
 from userbench_env.fidelity.text import (
     ASK_GATES,
     PROBLEM_STATES,
@@ -1237,8 +1237,10 @@ class PrematureStop(_Requests, _OnToken):
       the agent's success, not the user's fidelity;
     * a stop right after the user withdrew its request ("I'll hold off on any changes") is
       suspect when the scenario states conditions that may allow it (``params["conditional"]``:
-      a sentence with "if", "unless", ...; or when to give up), even one telling it to insist
-      otherwise, and fails when it states none;
+      a sentence with "if", "unless", ...; or when to give up) and the agent has told
+      something since the request that such a condition could weigh (an outcome, a figure:
+      :func:`~userbench_env.fidelity.outcomes.reports`), even when the scenario says to
+      insist otherwise; it fails otherwise;
     * a stop after the agent said it cannot be done fails when the scenario tells the user
       to insist (``params["insist"]``); otherwise it passes once the scenario's fallbacks
       (``params["fallback"]``, its conditions and alternatives) have been raised by the
@@ -1294,8 +1296,10 @@ class PrematureStop(_Requests, _OnToken):
         elif now == "done":
             verdict, why = "pass", ""
         elif withdrew(feed.user[-2][1] if len(feed.user) > 1 else "") or withdrew(text):
+            # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
-                if conditional else ("fail", "withdraws its request and stops, no scenario condition allowing it")
+                if conditional and any(reports(said) for said in agent) else \
+                ("fail", "withdraws its request and stops with nothing told that a scenario condition could weigh")
         elif insist and refused:
             verdict, why = "fail", "stops after a refusal although the scenario says to insist"
         elif now == "cannot":
