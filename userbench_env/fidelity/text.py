@@ -186,8 +186,7 @@ def upfront_sentences(blueprint: Blueprint) -> list[str]:
 
 #: A scenario sentence stating what the user is after ("You're looking for a card ...", "You
 #: want the card that ..."): the goal a caller states when it calls, wherever the scenario puts it.
-_GOAL = re.compile(r"^\s*(?:(?:Then|Also|Next|First|Finally|After that|And),?\s+)?(?:You(?:'re| are) (?:looking for|seeking|hoping to find)\b"
-                   r"|You (?:also )?(?:want|need|would like|'d like) (?:a|an|the|to)\b)", re.I)
+_GOAL = re.compile(r"^\s*You(?:'re| are) (?:looking for|seeking|hoping to find)\b|^\s*You (?:want|need|would like|'d like) (?:a|an|the|to)\b")
 
 
 #: A reason for calling that only frames a role ("You are playing the role of a customer ...
@@ -270,16 +269,14 @@ def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback
     sentences of the reason for calling (:func:`reason_parts`); the rest of the reason is
-    excluded, as are sentences it contains, the goals it states (:data:`_GOAL`, without a
-    condition: stating one is making the request) and the known items (giving them is
-    disclosure, checked apart)."""
+    excluded, as are sentences it contains and the known items (giving them is disclosure,
+    checked apart)."""
     own, fallback = reason_parts(blueprint)
     reason = normalize(" ".join(own))
     texts = [blueprint.persona, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
     out: list[str] = []
     for sentence in [*(s for t in texts for s in _split(t)), *fallback]:
-        # a goal the scenario states ("Then you want to change your recent reservation.") is a request the user makes
-        if sentence not in out and normalize(sentence) not in reason and not (_GOAL.search(sentence) and not _FALLBACK.search(sentence)):
+        if sentence not in out and normalize(sentence) not in reason:
             out.append(sentence)
     return out
 
