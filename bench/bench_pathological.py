@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's 
 
 from _util import table  # noqa: E402
 
-from userbench_env.fidelity import RuleTracker, rules, task_criteria  # noqa: E402
+from userbench_env.fidelity import RuleTracker, task_criteria  # noqa: E402
+from userbench_env.fidelity.rules import tracker as rules  # noqa: E402  (where CHECK_LIMIT is read)
 from userbench_env.tasks import load_tasks  # noqa: E402
 
 SIZES = (1_000, 10_000, 100_000)
