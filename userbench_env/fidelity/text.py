@@ -746,10 +746,12 @@ def denies(text: str) -> bool:
 def clear_caches() -> None:
     """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` and
     the rules' own too (benchmarks use it to time cold readings)."""
-    from userbench_env.fidelity import language, rules
+    from userbench_env.fidelity import language
+    from userbench_env.fidelity.outcomes import agent_outcome, waits_on_user
+    from userbench_env.fidelity.rules import actions, disclosure, invented
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies, rules.heard_keys, rules.tool_request,
-                   rules.asks_for_call):
+                   past_device_states, claims_done, _claims, _mentioned, denies, invented.heard_keys, actions.tool_request,
+                   actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user):
         cached.cache_clear()
     language.clear_caches()
