@@ -15,6 +15,7 @@ conversation: which kinds of item an agent message asks the user for.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from userbench_env.core.task import KnownInfoItem
 
@@ -137,6 +138,7 @@ _REFERS = re.compile(r"\b(?:provide|share|give|send|confirm|tell|spell|type|ente
                      r"(?:that|it|this|them|those|these|both)\b", re.I)
 
 
+@lru_cache(maxsize=256)
 def asking_part(text: str) -> str:
     """The sentences of ``text`` that ask something (:func:`is_question` of the sentence):
     an item named in a statement ("I can't look it up by your user ID alone.") is not asked

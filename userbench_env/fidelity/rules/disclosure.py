@@ -150,14 +150,18 @@ class ConditionalDisclosure(Rule):
         self._read = len(agent)
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
+        if self._settled:
+            return  # every condition met or broken: nothing more to decide
         self._heard_triggers()
-        sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)]
+        sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)] if any(
+            cid not in self._said for cid, _, _, _ in self.compiled) else []
         for cid, trigger, guarded, _ in self.compiled:
             if cid in self._said:
                 self.passed(cid, turn)
             elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded))
                                                      and len(said & trigger) >= min(2, len(trigger)) for said in sentences):
                 self.fail(cid, turn)  # (once: saying it again is no new disclosure)
+        self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, _, _, _ in self.compiled)
 
 
 @lru_cache(maxsize=1024)

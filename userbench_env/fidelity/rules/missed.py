@@ -7,6 +7,7 @@ from functools import lru_cache, partial
 from typing import Any
 
 from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.text import asked_among
 from userbench_env.fidelity.language import (
     denial_clauses,
     denies_item,
@@ -17,11 +18,13 @@ from userbench_env.fidelity.language import (
     question_clauses,
     speaks_as_agent,
 )
-from userbench_env.tasks.extract import requested_kinds
+from userbench_env.tasks.extract import ASK_PATTERNS
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, _Watches, register_rule, STOP_TOKEN, TRANSFER_TOKEN
 
 
 #: Per item kind, the kinds a denial may name instead (every other kind and its aliases).
+#: Every item kind an agent can ask for (its requests read by :func:`~userbench_env.fidelity.text.asked_among`, memoized).
+ASKABLE = frozenset(ASK_PATTERNS)
 _OTHER_KINDS: dict[str, frozenset[str]] = {kind: frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
                                            for kind in {*KIND_WORDS, *(a for aliases in KIND_ALIASES.values() for a in aliases)}}
 
@@ -129,7 +132,7 @@ class Withholding(_Watches):
         asked = agent[-1][3]  # read the answer only when a watched kind was asked
         if asked.isdisjoint(self._kinds):
             return
-        requested = requested_kinds(agent[-1][2])  # a short request for two items at most: answered whole or in part
+        requested = asked_among(agent[-1][2], ASKABLE)  # a short request for two items at most: answered whole or in part
         pair = requested if len(requested) <= 2 else _NOTHING
         for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
             if outcome is _PASS:
