@@ -749,9 +749,10 @@ def clear_caches() -> None:
     from userbench_env.fidelity import language
     from userbench_env.fidelity.outcomes import agent_outcome, waits_on_user
     from userbench_env.fidelity.rules import actions, disclosure, invented
+    from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
                    past_device_states, claims_done, _claims, _mentioned, denies, invented.heard_keys, actions.tool_request,
-                   actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user):
+                   actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user, asking_part):
         cached.cache_clear()
     language.clear_caches()
