@@ -248,7 +248,8 @@ def test_async_vector_env_runs_eight_episodes():
     envs = gym.vector.AsyncVectorEnv([_make, _make], shared_memory=False)
     envs.reset(seed=11)
     finished = []
-    actions = ("Could you please tell me your user id?", "Is there anything else I can help you with?")
+    # (the closing reports the request done: a bare "anything else?" no longer ends the scripted user's episode)
+    actions = ("Could you please tell me your user id?", "All done. Is there anything else I can help you with?")
     step = 0
     while len(finished) < 8:
         _, rewards, terminated, truncated, infos = envs.step((actions[step % 2],) * 2)

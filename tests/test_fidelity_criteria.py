@@ -6,7 +6,7 @@ import pytest
 from userbench_env.fidelity import FAMILIES, MODES, RULES, TAXONOMY
 from userbench_env.fidelity.criteria import guideline_texts, task_criteria
 from userbench_env.fidelity.taxonomy import injectable_modes, modes_of, resolve_modes, rule_modes
-from userbench_env.fidelity.text import scenario_text
+from userbench_env.fidelity.text import reason_parts, scenario_text
 from userbench_env.tasks import load_tasks
 
 SETS = [("airline", "bundled", "default"), ("retail", "bundled", "default"), ("airline", "tau2", "base"),
@@ -62,7 +62,7 @@ def test_every_criterion_of_every_task_is_grounded_verbatim(domain, source, spli
         for c in criteria:
             assert c.grounding and (c.grounding in scenario or any(c.grounding in t for t in texts)), (task.id, c.id)
             assert TAXONOMY[c.mode].family == c.family
-            assert c.check == "rule" and c.rule == TAXONOMY[c.mode].rule
+            assert c.check == "rule" and c.rule in (TAXONOMY[c.mode].rule, *TAXONOMY[c.mode].also)
             families.add(c.family)
     assert families == set(FAMILIES)
 
@@ -74,9 +74,10 @@ def test_criteria_follow_the_task_structure():
     airline = {t.id: t for t in load_tasks("airline", source="tau2", split="base")}
     modes = {c.mode for c in task_criteria(airline["0"])}  # no user tools, no state-changing gold action
     assert not modes & {"claims_unexecuted_action", "unsupported_device_state", "skips_requested_action"}
-    # a goal that changes nothing (a refusal, an answer) still has a premature stop: giving up while the agent waits
-    for task_id in ("0", "1"):  # a refusal; reads only
+    # every task has a premature stop, read from the scenario (never from the gold actions: the user cannot see them)
+    for task_id in ("0", "1", "7"):
         stop = next(c for c in task_criteria(airline[task_id]) if c.mode == "premature_stop")
-        assert stop.params["goal"] == [] and "asking for the user's details" in stop.statement
-    goal = next(c for c in task_criteria(airline["7"]) if c.mode == "premature_stop").params["goal"]
-    assert [a["name"] for a in goal] == ["update_reservation_flights", "cancel_reservation", "cancel_reservation"]
+        assert "goal" not in stop.params and "as far as it can know" in stop.statement
+        assert stop.params["fallback"] == reason_parts(airline[task_id].blueprint)[1]
+
+

@@ -87,11 +87,11 @@ def test_env_reports_violations_incrementally_and_at_the_end():
     env = ConversationEnv("airline", task_source="tau2", user_proxy=_Blurter())
     _, info = env.reset(options={"task_id": "0"})
     assert info["ufs_violations"] == ["premature_disclosure/user_id"] and info["ufs_failed_so_far"]
-    _, _, terminated, _, info = env.step("Is there anything else I can help you with?")
+    _, _, terminated, _, info = env.step("Your request is complete. Is there anything else I can help you with?")
     assert terminated
     episode = info["episode_record"]
     assert episode["ufs_pass"] is False
-    # task 0's gold solution changes nothing (no goal actions), so stopping here is not premature
+    # the agent said the request is done, so stopping here is not premature (issue 22: judged from the user's view)
     assert episode["failures_per_family"] == {"premature_disclosure": 1}
     failed = [c for c in episode["criteria"] if c["verdict"] == "fail"]
     assert failed == [{"id": "premature_disclosure/user_id", "family": "premature_disclosure",
@@ -103,9 +103,9 @@ def test_the_scripted_user_never_discloses_prematurely():
     for task in env.tasks[:20]:
         _, info = env.reset(options={"task_id": task.id})
         env.step("Could you please tell me your user id?")
-        _, _, _, _, info = env.step("Is there anything else I can help you with?")
+        _, _, _, _, info = env.step("All set, your request is complete. Is there anything else I can help you with?")
         disclosure = [c for c in info["episode_record"]["criteria"] if c["family"] == "premature_disclosure"]
         assert [c["id"] for c in disclosure if c["verdict"] == "fail"] == [], task.id
         assert any(c["verdict"] == "pass" for c in disclosure), task.id
-        # stopping at "anything else?" before the goal is a premature stop, and only that fails
+        # (stopping after the agent said it is done is no premature stop, whatever the agent did)
         assert {v.split("/")[0] for v in info["ufs_violations"]} <= {"goal_deviation"}, task.id

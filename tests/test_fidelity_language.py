@@ -8,7 +8,7 @@ import pytest
 
 from userbench_env.core.messages import Message, ToolCall
 from userbench_env.domains import make_world
-from userbench_env.fidelity import RuleTracker, task_criteria
+from userbench_env.fidelity import RuleTracker, episode_verdict, task_criteria
 from userbench_env.fidelity.grading import grade_verdicts
 from userbench_env.fidelity.language import content_stems, id_key, id_runs, speaks_as_agent
 from userbench_env.fidelity.taxonomy import TAXONOMY, rule_modes
@@ -110,10 +110,14 @@ def test_device_states_read_tense_and_negation(tau2_data):
 def test_inventions_of_any_shape_and_stated_values_that_differ(tau2_data):
     task, _, tracker = _setup("retail", "0")
     assert tracker.user_text(0, "It's order # W 237 8156, the keyboard one.") == []  # the scenario's id, spaced
-    for text in ("My zip code is 19123.", "my user id is Yusuf Rossi", "The other order was W-555-0192.",
+    for text in ("my user id is Yusuf Rossi", "The other order was W-555-0192.",
                  "I was born on March 3, 1985.", "I live at 41 Birch Avenue.", "It was about $260."):
         _, _, tracker = _setup("retail", "0")
         assert "groundedness/invented_information" in tracker.user_text(1, text), text
+    # one digit from the scenario's zip: a typo or an invention, not sure: suspect (issue 22: fail only on sure evidence)
+    _, _, tracker = _setup("retail", "0")
+    assert tracker.user_text(1, "My zip code is 19123.") == []
+    assert next(v for v in tracker.verdicts() if v["mode"] == "invents_unknown_information")["verdict"] == "suspect"
 
 
 def test_hard_negatives_stay_clean(tau2_data):
@@ -157,17 +161,20 @@ def test_a_state_changing_call_nobody_asked_for_is_unrequested(tau2_data):
     assert tracker.user_text(2, "I also turned wifi on.") == ["goal_deviation/unrequested_action"]
 
 
-def test_an_ambiguous_rule_verdict_goes_to_a_configured_judge_and_stands_without_one(tau2_data):
+def test_a_suspect_rule_verdict_goes_to_a_configured_judge_and_stands_without_one(tau2_data):
     _, _, tracker = _setup("retail", "0")
     tracker.user_text(1, "My zip code is 19112.")  # one digit from the scenario's: a typo or an invention
     verdict = next(v for v in tracker.verdicts() if v["mode"] == "invents_unknown_information")
-    assert verdict["verdict"] == "fail" and verdict["ambiguous"] == 1 and tracker.judged
-    assert grade_verdicts([verdict], [], None)[0]["verdict"] == "fail"  # no judge: the rule's verdict stands
-    reply = json.dumps({"verdict": "pass", "evidence_turn": None, "reasoning": "A typo of the zip code."})
-    with ChatServer(CannedResponder([reply])) as server:
-        graded = grade_verdicts([verdict], [Message(role="user", content="My zip code is 19112.", turn=1)],
-                                {"model": "openai/fidelity-judge", "base_url": server.base_url, "api_key": "sk-local"})[0]
-    assert (graded["verdict"], graded["source"], graded["rule_verdict"]) == ("pass", "judge", "fail")
+    assert verdict["verdict"] == "suspect" and verdict["ambiguous"] == 1 and verdict["why"] and tracker.judged
+    assert tracker.suspects == 1 and tracker.violations == []
+    assert grade_verdicts([verdict], [], None)[0]["verdict"] == "suspect"  # no judge: the suspicion stands (no failure)
+    assert episode_verdict([verdict]) == (True, {}) and episode_verdict([verdict], suspects="fail")[0] is False
+    for answer, expected in (("pass", "pass"), ("fail", "fail")):
+        reply = json.dumps({"verdict": answer, "evidence_turn": 1 if answer == "fail" else None, "reasoning": "Judged."})
+        with ChatServer(CannedResponder([reply])) as server:
+            graded = grade_verdicts([verdict], [Message(role="user", content="My zip code is 19112.", turn=1)],
+                                    {"model": "openai/fidelity-judge", "base_url": server.base_url, "api_key": "sk-local"})[0]
+        assert (graded["verdict"], graded["source"], graded["rule_verdict"]) == (expected, "judge", "suspect")
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail", "telecom", "banking"])

@@ -96,7 +96,11 @@ def test_a_turn_another_mode_explains_is_not_a_withholding(reply, mode):
      True),
     ([("user", "Hi, cancel EHGLP3 please."), ("agent", "I can't cancel it: it is past 24 hours and not insured."),
       ("user", "Fine, bye. ###STOP###")], False),
+    # "anything else?" reporting nothing: from the user's view the request is still open (issue 22: the
+    # gold goal changing nothing is hidden state the user cannot know)
     ([("user", "Hi, cancel EHGLP3 please."), ("agent", "Is there anything else I can help you with?"),
+      ("user", "No, that's all. ###STOP###")], True),
+    ([("user", "Hi, cancel EHGLP3 please."), ("agent", "Done: EHGLP3 is cancelled. Is there anything else?"),
       ("user", "No, that's all. ###STOP###")], False),
 ])
 def test_a_stop_on_a_task_that_changes_nothing_is_premature_while_the_agent_waits(script, premature):

@@ -6,8 +6,9 @@ import pytest
 from userbench_env.core.messages import ToolCall
 from userbench_env.domains import make_world
 from userbench_env.fidelity import RuleTracker, episode_verdict, task_criteria, ufs_summary
-from userbench_env.fidelity.text import device_states, identifiers
-from userbench_env.tasks import load_task
+from userbench_env.fidelity.outcomes import insists
+from userbench_env.fidelity.text import device_states, identifiers, reason_parts, scenario_text
+from userbench_env.tasks import load_task, load_tasks
 
 
 def _setup(domain: str, task_id: str):
@@ -86,17 +87,68 @@ def test_invented_identifiers_fail_and_heard_ones_pass():
     assert tracker.user_text(1, "And also #W9999999.") == ["groundedness/invented_information"]
 
 
-def test_premature_stop_fails_before_the_goal_and_passes_after():
-    task, world, tracker = _setup("airline", "7")
+def _opened(domain: str, task_id: str):
+    """``_setup`` after the agent's greeting and the user's opening message."""
+    task, world, tracker = _setup(domain, task_id)
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with my reservations.")
+    return task, world, tracker
+
+
+def test_a_stop_in_the_opening_message_is_premature():
+    _, _, tracker = _setup("airline", "7")
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    assert tracker.user_text(0, "Never mind. ###STOP###") == ["goal_deviation/premature_stop"]
+
+
+def test_premature_stop_is_judged_from_what_the_user_saw():
+    # "anything else?" with nothing reported done: the request is open from the user's view
+    task, world, tracker = _opened("airline", "7")
     tracker.agent_text(1, "Can I help with anything else?")
     assert tracker.user_text(1, "No thanks. ###STOP###") == ["goal_deviation/premature_stop"]
-    task, world, tracker = _setup("airline", "7")
+    # the agent's calls (unseen by the user) decide nothing, even all the gold ones
+    task, world, tracker = _opened("airline", "7")
     for action in task.gold_actions:
         call = ToolCall(name=action.name, arguments=action.arguments, requestor="assistant")
         tracker.tool_call(1, call, world.execute(call))
+    tracker.agent_text(1, "Is there anything else I can help you with?")
+    assert tracker.user_text(1, "Thanks! ###STOP###") == ["goal_deviation/premature_stop"]
+    # the agent said it is done (whether it is, is the agent's success): the stop passes, no call needed
+    task, world, tracker = _opened("airline", "7")
+    tracker.agent_text(1, "Your reservation has been updated and the other two are cancelled. Anything else?")
     assert tracker.user_text(2, "Thanks! ###STOP###") == []
     assert _verdict(tracker, "premature_stop") == "pass"
+    # a stop while the agent waits on an answer, with nothing reported yet, fails
+    task, world, tracker = _opened("airline", "7")
+    tracker.agent_text(1, "Which flight would you like instead?")
+    assert tracker.user_text(1, "Never mind. ###STOP###") == ["goal_deviation/premature_stop"]
 
+
+def test_premature_stop_after_a_refusal_depends_on_the_scenarios_fallbacks():
+    tasks = load_tasks("airline", source="tau2", split="base")
+    plain = next(t for t in tasks if not reason_parts(t.blueprint)[1] and not insists(scenario_text(t.blueprint)))
+    tracker = RuleTracker(task_criteria(plain))  # no fallback, no insisting: a refusal ends the matter
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with a reservation.")
+    tracker.agent_text(1, "I'm sorry, but I am unable to change a basic economy reservation.")
+    assert tracker.user_text(1, "Oh well. ###STOP###") == []
+    assert _verdict(tracker, "premature_stop") == "pass"
+    insisting = next(t for t in tasks if insists(scenario_text(t.blueprint)))
+    tracker = RuleTracker(task_criteria(insisting))  # told to insist: stopping after a refusal gives up
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with a reservation.")
+    tracker.agent_text(1, "I'm sorry, but I am unable to do that.")
+    assert tracker.user_text(1, "Oh well. ###STOP###") == ["goal_deviation/premature_stop"]
+    fallback = next(t for t in tasks if reason_parts(t.blueprint)[1] and not insists(scenario_text(t.blueprint)))
+    tracker = RuleTracker(task_criteria(fallback))
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need help with a reservation.")
+    tracker.agent_text(1, "I'm sorry, that is not possible under our policy.")
+    assert tracker.user_text(1, "Ok. ###STOP###") == []  # a fallback not raised yet: not sure, so suspect
+    verdict = next(v for v in tracker.verdicts() if v["mode"] == "premature_stop")
+    assert verdict["verdict"] == "suspect" and verdict["evidence_turn"] == 1 and "fallback" in verdict["why"]
+    assert episode_verdict(tracker.verdicts()) == (True, {})  # a suspect does not fail UFS (no judge)
+    assert episode_verdict(tracker.verdicts(), suspects="fail") == (False, {"goal_deviation": 1})
 
 def test_unprompted_transfer_and_withholding():
     _, _, tracker = _setup("airline", "7")

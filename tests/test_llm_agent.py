@@ -217,7 +217,7 @@ def test_make_agent_specs() -> None:
     assert isinstance(agent, LLMAgent) and agent.model == "openai/gpt-4.1-mini" and agent.temperature == 0.3
     same = ScriptedAgent()
     assert make_agent(same) is same
-    with pytest.raises(ValueError, match="known kinds: direct, litellm, scripted"):
+    with pytest.raises(ValueError, match="known kinds: direct, failing, litellm, scripted"):
         make_agent("gpt4")
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("litellm:")

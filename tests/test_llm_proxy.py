@@ -44,7 +44,8 @@ def test_multi_turn_exchange_matches_the_scripted_user(airline_tasks) -> None:
     reference = ScriptedUserProxy()
     reference.reset(task, 11)
     agent_lines = ["Could you give me your user id?", "And your name, please?",
-                   "Shall I proceed with the cancellation?", "Is there anything else I can help with?"]
+                   "Shall I proceed with the cancellation?",
+                   "Your reservation has been cancelled. Is there anything else I can help with?"]  # (an outcome: the user stops)
     with ChatServer(ScriptedUserResponder(airline_tasks)) as server:
         proxy = make_proxy(server, seed=None)
         proxy.reset(task, seed=11)

@@ -11,7 +11,7 @@ from userbench_env.domains import make_world
 from userbench_env.proxies import ProxyError, make_proxy, register_proxy_spec
 from userbench_env.proxies.human import HumanUserProxy
 from userbench_env.proxies.replay import ReplayUserProxy
-from userbench_env.proxies.scripted import ScriptedUserProxy, first_person
+from userbench_env.proxies.scripted import STILL_OPEN, ScriptedUserProxy, first_person
 from userbench_env.proxies.spec import PROXY_SPECS
 from userbench_env.tasks import load_task, load_tasks
 
@@ -53,7 +53,12 @@ def test_answers_known_items_when_asked_and_admits_unknown_ones():
 
 def test_stop_and_transfer_tokens():
     proxy = _proxy()
-    assert proxy.respond(_view("hi", "Is there anything else I can help you with?")).stop == "STOP"
+    # a closing stops the user once, as far as it can know, its request is dealt with ...
+    assert proxy.respond(_view("hi", "Your booking is confirmed. Is there anything else I can help you with?")).stop == "STOP"
+    assert proxy.respond(_view("hi", "I'm sorry, I can't do that. Is there anything else?")).stop == "STOP"
+    # ... and not while it is open: the user says so (issue 22: a bare "anything else?" must not end its goal)
+    open_turn = proxy.respond(_view("hi", "Is there anything else I can help you with?"))
+    assert open_turn.stop is None and open_turn.text == STILL_OPEN
     assert proxy.respond(_view("hi", "I am transferring you to a human agent now.")).stop == "TRANSFER"
     assert proxy.respond(_view("hi", "Shall I proceed with the cancellation?")).text == "Yes, please go ahead."
     assert proxy.respond(_view("hi", "What is your favourite colour?")).text == "I'm sorry, I don't know."

@@ -50,7 +50,7 @@ def test_plan_asks_for_the_items_the_gold_actions_use_then_acts_and_closes():
     agent.reset(task)
     assert agent.plan[:2] == ["Could you please tell me your name?", "Could you please tell me your zip code?"]
     assert agent.plan[2].startswith('{"name": "find_user_id_by_name_zip"')
-    assert agent.plan[-1] == "Is there anything else I can help you with?"
+    assert agent.plan[-1] == "Your request has been taken care of. Is there anything else I can help you with?"
 
 
 def test_communicate_info_is_stated_and_scored():

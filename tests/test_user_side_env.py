@@ -12,6 +12,7 @@ from gymnasium.utils.env_checker import check_env
 
 import userbench_env  # noqa: F401  (registers the env ids)
 from userbench_env.agents import AgentError, ScriptedAgent
+from userbench_env.agents.scripted import CLOSING
 from userbench_env.envs.conversation import GREETING
 from userbench_env.envs.user_side import ProxyPolicy, UserSideEnv
 from userbench_env.proxies.prompt import render_scenario
@@ -144,7 +145,7 @@ def test_invalid_actions_get_an_error_observation_and_count(bad):
     assert observation.startswith("Error: invalid action: ") and not terminated
     assert info["invalid_actions"] == 1 and info["tool_errors"] == 1 and info["turn"] == 0
     observation, *_ = env.step("Hi. I want to cancel a reservation.")  # the episode goes on
-    assert observation == "Is there anything else I can help you with?"
+    assert observation == CLOSING  # the scripted oracle's closing
 
 
 def test_too_many_invalid_actions_terminate():

@@ -16,18 +16,20 @@ class FidelityGate(gym.Wrapper):
     """Gate episodes whose simulated user broke its contract.
 
     ``families``: reject only when one of these families failed (default: any UFS
-    failure); ``reject_unknown``: also reject episodes with no UFS verdict.
-    ``mode="zero"`` sets a rejected episode's terminal reward to 0; ``mode="mark"``
+    failure); ``reject_unknown``: also reject episodes with no UFS verdict;
+    ``suspects="fail"``: also reject episodes holding a ``suspect`` verdict (the strict
+    reading, see :class:`~userbench_env.runner.gate.Gate`). ``mode="zero"`` sets a rejected episode's terminal reward to 0; ``mode="mark"``
     keeps it. Either way the terminal info gets ``fidelity_gate = {"rejected": bool,
     "reason": str | None}``.
     """
 
     def __init__(self, env: gym.Env, families: Iterable[str] | None = None, reject_unknown: bool = False,
-                 mode: Literal["zero", "mark"] = "zero") -> None:
+                 mode: Literal["zero", "mark"] = "zero", suspects: Literal["pass", "fail"] = "pass") -> None:
         super().__init__(env)
         if mode not in ("zero", "mark"):
             raise ValueError("mode must be 'zero' or 'mark'")
-        self.gate = Gate(families=tuple(families) if families is not None else None, reject_unknown=reject_unknown)
+        self.gate = Gate(families=tuple(families) if families is not None else None, reject_unknown=reject_unknown,
+                         suspects=suspects)
         self.mode = mode
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:

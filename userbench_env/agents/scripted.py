@@ -9,7 +9,8 @@ Plan for a task, one action per ``act`` call:
    user performs and reports; a gold ``transfer_to_human_agents`` is kept for the end;
 3. state the ``communicate_info`` facts in one message;
 4. close: transfer (call the tool, then tell the user) when the gold solution
-   transfers, else ask whether there is anything else (the user then ends the call).
+   transfers, else say the request is taken care of and ask whether there is anything
+   else (the user then ends the call).
 
 The agent reads neither observations nor info: it is a baseline with perfect knowledge
 of the solution, used to check tasks, proxies and envs end to end.
@@ -23,7 +24,7 @@ from userbench_env.core.task import Action, KnownInfoItem, Task
 from userbench_env.tasks.extract import kind_label
 
 TRANSFER_TOOL = "transfer_to_human_agents"
-CLOSING = "Is there anything else I can help you with?"
+CLOSING = "Your request has been taken care of. Is there anything else I can help you with?"
 TRANSFER_MESSAGE = "I am transferring you to a human agent now. Please hold on."
 
 

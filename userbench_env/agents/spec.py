@@ -1,4 +1,5 @@
-"""Building agents from spec strings: ``scripted``, ``litellm:<model>`` or ``direct:<model>``.
+"""Building agents from spec strings: ``scripted``, ``litellm:<model>``, ``direct:<model>`` or
+``failing:<name>`` (agents failing their users on purpose, :mod:`userbench_env.agents.failing`).
 
 A spec is ``<kind>`` or ``<kind>:<rest>``; the kind picks a factory in
 :data:`AGENT_SPECS`, which receives ``rest`` (may be empty) and keyword options. Other
@@ -61,5 +62,11 @@ def _direct(rest: str, **options: Any) -> Any:
     return LLMAgent(model=rest, transport="direct", **options)
 
 
-for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm), ("direct", _direct)):
+def _failing(rest: str, **options: Any) -> Any:
+    from userbench_env.agents.failing import make_failing_agent
+
+    return make_failing_agent(rest or "mixed", options.get("seed"))
+
+
+for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm), ("direct", _direct), ("failing", _failing)):
     register_agent_spec(_kind, _factory)

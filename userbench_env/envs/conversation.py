@@ -443,7 +443,7 @@ class ConversationEnv(gym.Env[str, str]):
         )
 
     def _info(self) -> dict[str, Any]:
-        info = step_info(self.counters, self.tracker.violations)
+        info = step_info(self.counters, self.tracker.violations, self.tracker.suspects)
         if self._episode is not None:
             info["episode_record"] = dict(self._episode)
         return info

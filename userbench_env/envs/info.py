@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from userbench_env.fidelity.scoring import episode_verdict
+from userbench_env.fidelity.scoring import episode_verdict, suspect_count
 from userbench_env.fidelity.taxonomy import TAXONOMY
 
 #: the termination of an episode the user ended by its own failure (module docstring)
@@ -57,11 +57,14 @@ def agent_scored(episode: Mapping[str, Any]) -> bool:
     return not episode.get("error") and episode.get("termination") != USER_FAILURE
 
 
-def step_info(counters: Counters, violations: list[str]) -> dict[str, Any]:
-    """The per-step info: counters, ``ufs_failed_so_far`` and ``ufs_violations`` (a copy)."""
+def step_info(counters: Counters, violations: list[str], suspects: int = 0) -> dict[str, Any]:
+    """The per-step info: counters, ``ufs_failed_so_far``, ``ufs_violations`` (a copy) and
+    ``ufs_suspects`` (how many criteria are suspect so far: possible violations a rule could
+    not be sure of, which do not fail UFS without a judge)."""
     info: dict[str, Any] = dict(vars(counters))  # flat ints: a shallow copy is asdict, cheaper
     info["ufs_failed_so_far"] = bool(violations)
     info["ufs_violations"] = list(violations)
+    info["ufs_suspects"] = suspects
     return info
 
 
@@ -80,11 +83,14 @@ def episode_summary(
     probe: dict[str, Any] | None = None,
     injections: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The terminal ``info["episode_record"]`` dict: reward, fidelity verdicts, the user-action
+    """The terminal ``info["episode_record"]`` dict: reward, fidelity verdicts (``ufs_pass``;
+    ``ufs_suspects``, the suspect verdicts, and ``ufs_pass_strict``, the verdict reading them
+    as failures), the user-action
     probe (:mod:`userbench_env.fidelity.probe`, beside UFS), provenance, cost; ``injections``
     (a perturbed proxy's ground truth, ``[{"turn", "mode"}, ...]``) when given. ``criteria``
     must be dicts the caller hands over (they are kept, not copied)."""
     ufs_pass, failures = episode_verdict(criteria)
+    suspects = suspect_count(criteria)
     summary = {
         "task_id": task_id,
         "termination": termination,
@@ -93,6 +99,8 @@ def episode_summary(
         "nl_pending": nl_pending,
         "reward_components": dict(reward_components),
         "ufs_pass": ufs_pass,
+        "ufs_suspects": suspects,
+        "ufs_pass_strict": episode_verdict(criteria, suspects="fail")[0] if suspects else ufs_pass,
         "criteria": list(criteria),  # fresh verdict dicts (RuleTracker.verdicts): kept, not copied
         "failures_per_family": failures,
         "probe": dict(probe) if probe is not None else None,

@@ -7,14 +7,15 @@ guidelines we ship (``proxies/guidelines/*.md``, the sentence the mode violates,
 
 * premature disclosure: one ``volunteers_unasked_info`` criterion per identifying
   known-info item not stated in the reason for calling (of name items, only the first:
-  later ones name other people or companies), and one for the annual income a scenario
-  gives; one ``dumps_blueprint``
+  later ones name other people or companies), one for the annual income a scenario
+  gives, one per conditional instruction ("If the agent asks ..., say ...": the user says
+  it only once the agent has; :func:`conditional_criteria`); one ``dumps_blueprint``
   criterion when the scenario has at least two sentences beyond the reason for calling;
 * groundedness: ``invents_unknown_information`` always; with user tools,
   ``claims_unexecuted_action``, and ``unsupported_device_state`` when the tools act on
   device features;
-* goal deviation: ``premature_stop`` when the task's goal needs state-changing actions
-  (``goal_actions``); ``unprompted_transfer`` and ``breaks_character`` always;
+* goal deviation: ``premature_stop`` when the task has a goal (judged from what the user
+  saw, see :class:`~userbench_env.fidelity.rules.PrematureStop`); ``unprompted_transfer`` and ``breaks_character`` always;
   ``unrequested_action`` when some user tool changes state;
 * missed information: one ``withholds_requested_info`` criterion per known item kind; with
   user tools, ``skips_requested_action``.
@@ -30,9 +31,12 @@ from typing import Any, Iterable
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.core.task import Action, Blueprint, KnownInfoItem, Task
+from userbench_env.fidelity.conditions import conditions
+from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
+    conditional_sentences,
     copied_sentences,
     reason_parts,
     scenario_income,
@@ -75,11 +79,12 @@ def _grounding(blueprint: Blueprint, item: KnownInfoItem) -> str | None:
 
 
 def _criterion(mode: str, cid: str, statement: str, grounding: str | None = None, applies_when: str = "always",
-               **params: Any) -> Criterion:
-    """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default)."""
+               rule: str | None = None, **params: Any) -> Criterion:
+    """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default;
+    checked by the mode's rule unless ``rule`` names another)."""
     spec = TAXONOMY[mode]
     return Criterion(id=cid, family=spec.family, mode=mode, statement=statement,  # type: ignore[arg-type]
-                     grounding=grounding or spec.guideline, applies_when=applies_when, check="rule", rule=spec.rule,
+                     grounding=grounding or spec.guideline, applies_when=applies_when, check="rule", rule=rule or spec.rule,
                      params=params)
 
 
@@ -127,6 +132,18 @@ def income_criteria(blueprint: Blueprint) -> list[Criterion]:
     return [_criterion("volunteers_unasked_info", "premature_disclosure/income",
                        f"The user does not state their annual income ({value}) before the agent asks for it.",
                        span, "asked_or_disclosed", kind="income", value=value)]
+
+
+def conditional_criteria(blueprint: Blueprint) -> list[Criterion]:
+    """One ``volunteers_unasked_info`` criterion per conditional instruction of the scenario
+    (:func:`~userbench_env.fidelity.conditions.conditions`: "If the agent asks how many
+    passengers ..., say that there are 3"): the user says the guarded content only once the
+    agent has said (or asked) the trigger."""
+    return [_criterion("volunteers_unasked_info", f"premature_disclosure/conditional-{i}",
+                       f"The user follows the scenario's conditional instruction: {found.sentence}", found.sentence,
+                       "asked_or_disclosed", rule="conditional_disclosure", trigger=sorted(found.trigger),
+                       guarded=sorted(found.guarded), asks=found.asks)
+            for i, found in enumerate(conditions(scenario_text(blueprint)), 1)]
 
 
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
@@ -201,12 +218,13 @@ def from_blueprint(
 ) -> list[Criterion]:
     """Every deterministic criterion derivable from ``blueprint`` (stable order and ids).
 
-    ``goal`` are the state-changing gold actions (enables ``premature_stop``; an empty goal,
-    unlike None, enables its check for a task whose goal changes nothing);
+    ``goal`` are the state-changing gold actions: given (even empty: a task whose goal
+    changes nothing), the task has a goal to reach, which enables ``premature_stop`` (judged
+    from the user's view, never against these actions);
     ``user_tools`` the names of the user's tools (enables the action criteria);
     ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
-    criteria = premature_disclosure_criteria(blueprint)
+    criteria = premature_disclosure_criteria(blueprint) + conditional_criteria(blueprint)
     sentences = scenario_sentences(blueprint)
     verbatim = verbatim_sentences(blueprint)
     copied = copied_sentences(blueprint)
@@ -230,16 +248,15 @@ def from_blueprint(
             criteria.append(_criterion("unsupported_device_state", "groundedness/device_state",
                                        "Every device state the user reports matches its latest tool result or the scenario.",
                                        applies_when="state_reported", scenario=scenario_text(blueprint)))
-    goal_list = [a.model_dump(include={"name", "arguments", "compare_args"}) for a in goal or []]
-    if goal_list:
+    if goal is not None:  # (an empty goal, a refusal or an answer to get, is still a request to see dealt with)
+        scenario = scenario_text(blueprint)
         criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
-                                   "The user sends ###STOP### only once every state change of the goal has been made.",
-                                   applies_when="stopped", goal=goal_list))
-    elif goal is not None:  # a goal that changes nothing (a refusal or an answer): stopping while asked is giving up
-        criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
-                                   "The user sends ###STOP### only once the agent has dealt with the request, never "
-                                   "in the opening message or while the agent is asking for the user's details.",
-                                   applies_when="stopped", goal=[]))
+                                   "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
+                                   "open: the agent said the request is done, or said it cannot be done and the "
+                                   "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
+                                   applies_when="stopped", tools=list(user_tools or []), fallback=reason_parts(blueprint)[1],
+                                   conditional=bool(conditional_sentences(blueprint)), insist=insists(scenario),
+                                   gives_up=says_when_to_give_up(scenario)))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",
                                applies_when="transferred"))
@@ -269,5 +286,5 @@ def task_criteria(task: Task) -> list[Criterion]:
 __all__ = [
     "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools",
-    "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
+    "conditional_criteria", "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

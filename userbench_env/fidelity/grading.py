@@ -11,7 +11,8 @@ The env's ``judge`` option decides what happens to judge-checked criteria:
   reply, provider error) makes that criterion's verdict ``error`` with the message; it
   never passes.
 
-A rule verdict its rule marked ``ambiguous`` (it could not decide, see
+A rule verdict its rule marked ``ambiguous`` (it could not decide: a ``suspect`` verdict,
+see :meth:`~userbench_env.fidelity.rules.Rule.suspect`, or a borderline pass, see
 :meth:`~userbench_env.fidelity.rules.Rule.unsure`) is handed to a configured judge
 (a model spec): the judge's verdict replaces it (source ``judge``, the rule's kept as
 ``rule_verdict``); with no judge, or ``"deferred"`` until a batch grader brings one,
@@ -26,7 +27,7 @@ from userbench_env.core.messages import Message
 from userbench_env.evaluation.nl_judge import JudgeSpec
 from userbench_env.fidelity.judge import FidelityJudge
 from userbench_env.fidelity.rules import RuleTracker
-from userbench_env.fidelity.scoring import episode_verdict
+from userbench_env.fidelity.scoring import episode_verdict, suspect_count
 
 DEFERRED = "deferred"
 
@@ -88,4 +89,5 @@ def grade_record(record: dict[str, Any], judge: Any) -> dict[str, Any]:
     messages = [m if isinstance(m, Message) else Message.model_validate(m) for m in record.get("messages") or []]
     criteria = grade_verdicts(record.get("criteria") or [], messages, judge)
     ufs_pass, failures = episode_verdict(criteria)
-    return {**record, "criteria": criteria, "ufs_pass": ufs_pass, "failures_per_family": failures}
+    return {**record, "criteria": criteria, "ufs_pass": ufs_pass, "failures_per_family": failures,
+            "ufs_suspects": suspect_count(criteria), "ufs_pass_strict": episode_verdict(criteria, suspects="fail")[0]}

@@ -584,7 +584,8 @@ def years(text: str) -> frozenset[str]:
     return frozenset(_YEARS.findall(text))
 
 
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|\b(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks)\b")
+#: (A bare run of digits and commas is read from its first digit only: linear in the run.)
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks)\b")
 
 
 @lru_cache(maxsize=_CACHE)

@@ -2,9 +2,9 @@
 
 Each :class:`Mode` names its family, says what the failure is, and how it is covered:
 ``rule`` (a deterministic check in :mod:`userbench_env.fidelity.rules`, named by
-``rule``), ``judge`` (no rule can decide it; only the LLM judge does) or ``env`` (the
-conversation env decides it when the user's conduct ends the episode, see
-:mod:`userbench_env.envs.info`). ``injectable``
+``rule``, and by ``also`` for further rules checking criteria of the mode), ``judge`` (no
+rule can decide it; only the LLM judge does) or ``env`` (the conversation env decides it
+when the user's conduct ends the episode, see :mod:`userbench_env.envs.info`). ``injectable``
 marks the modes :class:`~userbench_env.proxies.perturbed.PerturbedUserProxy` can inject
 with a ground-truth label. ``guideline`` is the sentence of our simulation guidelines
 (``proxies/guidelines/*.md``) the mode violates, quoted verbatim.
@@ -33,6 +33,9 @@ class Mode:
     guideline: str
     rule: str | None = None
     injectable: bool = False
+    #: Further rules checking criteria of the mode (a conditional scenario instruction is
+    #: a disclosure criterion of its own, checked by its own rule).
+    also: tuple[str, ...] = ()
 
 
 _NO_VOLUNTEER = "Do not volunteer everything at once."
@@ -49,7 +52,7 @@ _ACT_ON_REQUEST = "Call a tool only when the agent asked for that action or when
 MODES: tuple[Mode, ...] = (
     # premature disclosure
     Mode("volunteers_unasked_info", "premature_disclosure", "States a known item before the agent asked for it.",
-         "rule", _STEP_BY_STEP, "premature_disclosure", True),
+         "rule", _STEP_BY_STEP, "premature_disclosure", True, ("conditional_disclosure",)),
     Mode("preempts_diagnosis", "premature_disclosure",
          "Names the cause or the fix of the problem before the agent's troubleshooting gets there.", "judge", _STEP_BY_STEP),
     Mode("dumps_blueprint", "premature_disclosure", "Recites several sentences of the scenario in one message.",

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
-from userbench_env.tasks.extract import ASK_PATTERNS, is_question
+from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
 
@@ -91,10 +91,14 @@ def asked_among(text: str, kinds: frozenset[str]) -> frozenset[str]:
     ``requested_kinds(text) & kinds`` (:func:`~userbench_env.tasks.extract.requested_kinds`,
     with the kinds of :data:`FIDELITY_ASKS`), searching only those kinds' patterns, each
     behind its :data:`ASK_GATES`."""
-    if not kinds or not asks(text):
+    if not kinds:
         return frozenset()
     low = folded(text)
-    return frozenset(kind for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low) and pattern.search(text))
+    checks = [(kind, pattern) for kind, gates, pattern in _ask_checks(kinds) if gated(gates, low)]
+    if not checks:
+        return frozenset()
+    asking = asking_part(text)  # (an item named in a statement is not asked for)
+    return frozenset(kind for kind, pattern in checks if pattern.search(asking))
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -253,6 +257,12 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
             if len(form.split()) >= 3 and form not in out and form not in reason:
                 out.append(form)
     return out
+
+
+def conditional_sentences(blueprint: Blueprint) -> list[str]:
+    """The scenario's sentences that state a condition or an alternative (:data:`_FALLBACK`:
+    "if", "unless", "otherwise", ...), anywhere in it."""
+    return [s for s in _split(scenario_text(blueprint)) if _FALLBACK.search(s)]
 
 
 def scenario_sentences(blueprint: Blueprint) -> list[str]:
@@ -614,6 +624,9 @@ _NOT_ACTIONS = (
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
              r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
+#: (Linear time: every repetition these patterns try at each position is bounded, so one
+#: position costs a constant: at most 4 filler words before a clause's verb, 8 spaces after
+#: its punctuation, and a question mark looked for within 300 characters of the clause.)
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
 #: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
@@ -624,20 +637,20 @@ GENERIC_CLAIM = re.compile(
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
     rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB}\b"
-    r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s*(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
-    r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W+)*"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]*\?)"
+    r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
+    r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
     r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
-    r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]*\?)"
-    r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s*(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W+)*all set\b"
+    r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
+    r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
-    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]*\?)"
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"
     r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
-    r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]*\?)"
+    r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]{0,300}\?)"
     # a change reported by a pronoun and "now": "it's off now", "that is now on", "it's on now, the data I mean"
-    r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]*\?)",
+    r"|\b(?:it|that|this|that one|this one)(?:'s|\u2019s| is)\s+(?:now\s+(?:off|on)\b|(?:off|on)\s+now\b)(?![^.!?\n]{0,300}\?)",
     re.I,
 )
 
@@ -664,8 +677,8 @@ _CLAIM_GATE = re.compile(
 #: A grant reported with the subject left out, as chat does ("alright, let the app have that
 #: access", "gave it the permissions"): a clause opening with the granting verb, not a question.
 _SUBJECTLESS_GRANT = re.compile(
-    r"(?:^|(?<=[.!?;,:\n]))\s*(?:(?:ok(?:ay)?|alright|all right|so|and|yep|yeah|yes|right|done|k)\W+)*"
-    r"(?:let|gave|allowed|granted|approved|okayed)\b(?! (?:me|us)\b)[^.!?\n]{0,40}\b(?:permissions?|access)\b(?![^.!?\n]*\?)",
+    r"(?:^|(?<=[.!?;,:\n]))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|so|and|yep|yeah|yes|right|done|k)\W{1,4}+){0,4}+"
+    r"(?:let|gave|allowed|granted|approved|okayed)\b(?! (?:me|us)\b)[^.!?\n]{0,40}\b(?:permissions?|access)\b(?![^.!?\n]{0,300}\?)",
     re.I,
 )
 
@@ -733,10 +746,13 @@ def denies(text: str) -> bool:
 def clear_caches() -> None:
     """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` and
     the rules' own too (benchmarks use it to time cold readings)."""
-    from userbench_env.fidelity import language, rules
+    from userbench_env.fidelity import language
+    from userbench_env.fidelity.outcomes import agent_outcome, waits_on_user
+    from userbench_env.fidelity.rules import actions, disclosure, invented
+    from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies, rules.heard_keys, rules.tool_request,
-                   rules.asks_for_call):
+                   past_device_states, claims_done, _claims, _mentioned, denies, invented.heard_keys, actions.tool_request,
+                   actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user, asking_part):
         cached.cache_clear()
     language.clear_caches()

@@ -271,7 +271,8 @@ class PerturbedUserProxy(UserProxy):
         asked = set().union(*(requested_kinds(m.content) for m in view.messages if m.role == "assistant"))
         said = _said(view, "user") + "\n" + text.lower()
         fresh = [c for c in self._criteria_of("volunteers_unasked_info")
-                 if c.params["kind"] not in asked and str(c.params["value"]).lower() not in said]
+                 if "kind" in c.params  # (an item's criterion, not a conditional instruction's)
+                 and c.params["kind"] not in asked and str(c.params["value"]).lower() not in said]
         if not fresh:
             return None
         pick = fresh[self._rng.randrange(len(fresh))]

@@ -3,14 +3,18 @@
 The default proxy, so everything runs with no API key. Behaviour, decided from the
 user's view alone (so the same view always gives the same turn):
 
-* first turn: the reason for calling, in the first person;
+* first turn: the reason for calling, in the first person, without its conditional
+  instructions (:mod:`userbench_env.fidelity.conditions`: they wait for their condition);
 * the agent asks for items (by kind, see :func:`~userbench_env.tasks.extract.requested_kinds`):
   the user states the values it knows and says it does not know the others;
 * the agent asks for a user action naming one of the user's tools (by name, snake-case
   or spaced, arguments as a JSON object after the name): the user calls that tool,
   one action per agent message, then reports exactly what the tool returned;
 * the agent says it transfers the user: ``###TRANSFER###``; the agent closes the
-  conversation ("anything else", "goodbye", ...): ``###STOP###``;
+  conversation ("anything else", "goodbye", ...): ``###STOP###`` once, as far as the user
+  can know, its request is no longer open (the agent said it is done, or that it cannot be
+  done and the scenario does not say to insist: :mod:`userbench_env.fidelity.outcomes`); otherwise the user says what is still
+  open (its reason for calling again) instead of stopping;
 * a confirmation question gets "yes"; any other question "I don't know"; a statement
   an acknowledgement.
 """
@@ -24,6 +28,9 @@ from typing import Any
 from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
+from userbench_env.fidelity.conditions import conditions
+from userbench_env.fidelity.outcomes import insists, standing
+from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
 
@@ -45,6 +52,9 @@ _FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?:(?<=[.,;:!?] )|^|(?<=\band )|(?<=\bthat )|(?<=\bif )|(?<=\bwhen )|(?<=\bbut )|(?<=\bso ))you\b", re.M), "I"),
     (re.compile(r"\byou\b"), "me"),
 ]
+
+#: What the user says, asked "anything else?" while its request is open.
+STILL_OPEN = "Not yet, my request is still open: what I asked for at the start has not been done. Could you please take care of it?"
 
 _KIND_WORDS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number",
                "reservation_id": "reservation number", "order_id": "order number", "item_id": "item id",
@@ -139,7 +149,8 @@ class ScriptedUserProxy(UserProxy):
         if not reason and bp.raw_instructions:
             wanted = re.search(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.", bp.raw_instructions)
             reason = wanted.group(0).strip() if wanted else ""
-        reason = " ".join(reason.split())
+        # a conditional instruction ("If the agent asks which laptop, it is 15-inch") waits for its condition
+        reason = " ".join(s for s in re.split(r"(?<=[.!?])\s+", " ".join(reason.split())) if not conditions(s))
         return f"Hi. {first_person(reason)}" if reason else "Hi. I need some help with my account."
 
     def answer(self, kinds: frozenset[str]) -> str:
@@ -169,7 +180,11 @@ class ScriptedUserProxy(UserProxy):
         if _TRANSFER.search(text):
             return UserTurn(text="###TRANSFER###")
         if _CLOSING.search(text):
-            return UserTurn(text="No, that's all. Thank you! ###STOP###")
+            said = (m.content or "" for m in view.messages if m.role == "assistant" and m.has_text)
+            now = standing(said)
+            if now == "done" or (now == "cannot" and not insists(scenario_text(self.task.blueprint))):
+                return UserTurn(text="No, that's all. Thank you! ###STOP###")
+            return UserTurn(text=STILL_OPEN)
         if view.tools:
             call = requested_tool(text, view.tools)
             if call is not None:

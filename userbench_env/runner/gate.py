@@ -1,7 +1,7 @@
 """Which episodes a fidelity gate rejects (shared by ``collect`` and ``FidelityGate``)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Literal, Union
 
 from pydantic import BaseModel, ConfigDict
 
@@ -12,6 +12,9 @@ class Gate(BaseModel):
     With no ``families`` an episode is rejected when it fails UFS (``ufs_pass`` is
     False); with ``families`` only when a criterion of one of them failed. With
     ``reject_unknown`` an episode without a verdict (``ufs_pass`` None) is rejected too.
+    ``suspects``: how ``suspect`` verdicts (possible violations a rule could not be sure
+    of, left ungraded without a judge) read: ``"pass"`` (default) keeps them, ``"fail"``
+    (the strict reading) rejects an episode holding one (of ``families``, when given).
     ``episode`` is the terminal ``info["episode_record"]`` dict or a run record.
     """
 
@@ -19,10 +22,17 @@ class Gate(BaseModel):
 
     families: tuple[str, ...] | None = None
     reject_unknown: bool = False
+    suspects: Literal["pass", "fail"] = "pass"
 
     def reason(self, episode: dict[str, Any]) -> str | None:
         """Why ``episode`` is rejected, or ``None`` when it is kept."""
         failures = {f: n for f, n in (episode.get("failures_per_family") or {}).items() if n}
+        if self.suspects == "fail":
+            suspect = sorted({str(c.get("family")) for c in episode.get("criteria") or []
+                              if isinstance(c, dict) and c.get("verdict") == "suspect"
+                              and (self.families is None or c.get("family") in self.families)})
+            if suspect:
+                return "suspect (strict reading): " + ", ".join(suspect)
         if self.families is not None:
             hit = sorted(f for f in failures if f in self.families)
             if hit:

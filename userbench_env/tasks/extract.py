@@ -15,6 +15,7 @@ conversation: which kinds of item an agent message asks the user for.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from userbench_env.core.task import KnownInfoItem
 
@@ -129,11 +130,47 @@ def is_question(text: str | None) -> bool:
     return bool(text) and _QUESTION.search(text) is not None  # type: ignore[arg-type]
 
 
+_SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
+#: A statement that asks all the same ("I'll need your user ID.").
+_NEEDS = re.compile(r"\b(?:need|require)s? (?:your|the|a|an|some|to (?:know|see|have|get|verify|confirm))\b", re.I)
+#: A request pointing back at what the sentence before named ("Could you provide that?").
+_REFERS = re.compile(r"\b(?:provide|share|give|send|confirm|tell|spell|type|enter|read)(?: me| us)?(?: with)? "
+                     r"(?:that|it|this|them|those|these|both)\b", re.I)
+
+
+@lru_cache(maxsize=256)
+def asking_part(text: str) -> str:
+    """The sentences of ``text`` that ask something (:func:`is_question` of the sentence):
+    an item named in a statement ("I can't look it up by your user ID alone.") is not asked
+    for, unless the statement says it is needed ("I'll need your user ID.") or the request
+    after it points back at it ("Could you provide that?"). A sentence asking with a list to
+    follow (ending with ":") asks the rest of the text."""
+    if not is_question(text) and not _NEEDS.search(text):
+        return ""
+    parts: list[str] = []
+    before = ""  # the sentence before, a statement
+    for found in _SENTENCE.finditer(text):
+        sentence = found.group(0)
+        if is_question(sentence) or _NEEDS.search(sentence):
+            if sentence.rstrip().endswith(":"):
+                parts.append(text[found.start():])
+                break
+            if before and _REFERS.search(sentence):  # "... your user ID. Could you provide that?"
+                parts.append(before)
+            parts.append(sentence)
+            before = ""
+        else:
+            before = sentence
+    return " ".join(parts)
+
+
 def requested_kinds(text: str | None) -> frozenset[str]:
-    """The item kinds an agent message asks for (empty unless it is a question/request)."""
-    if not is_question(text):
+    """The item kinds an agent message asks for: named in a sentence that asks
+    (:func:`asking_part`)."""
+    asking = asking_part(text) if text else ""
+    if not asking:
         return frozenset()
-    return frozenset(kind for kind, pattern in ASK_PATTERNS.items() if pattern.search(text))  # type: ignore[arg-type]
+    return frozenset(kind for kind, pattern in ASK_PATTERNS.items() if pattern.search(asking))
 
 
 #: How item kinds are named in prose, where the kind name itself does not read well.

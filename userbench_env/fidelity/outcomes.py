@@ -1,0 +1,156 @@
+"""What the agent has told the user about the user's request, read from the agent's texts
+the user saw: the user's whole view of whether its goal is still open.
+
+A faithful user keeps pursuing its goal while, as far as it can know, the goal is open: the
+agent has neither said the request is done nor said it cannot be done, and is not waiting
+on the user. The user never sees the agent's tool calls or the world's state, so nothing
+here reads them: whether the agent really did what it says is the agent's success, not the
+user's fidelity.
+
+* :func:`agent_outcome`: the outcome one agent text reports: ``"done"`` (an action on the
+  request completed: "your reservation has been cancelled", "I've updated ...", "you're all
+  set", or an answer reporting figures and asking nothing back), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
+  possible under our policy") or None;
+* :func:`waits_on_user`: the text asks the user for something (an item, a choice, a
+  confirmation), courtesy questions aside ("Is there anything else I can help you with?");
+* :func:`standing`: over the agent's texts in order, the latest of those readings;
+* :func:`makes_request`: a user text asks for something (a want, a need, a request): the
+  agent's outcomes before it do not answer it;
+* :func:`withdrew`: a user text withdraws its own request; :func:`reports`: an agent text
+  tells something a scenario condition could weigh (an outcome, a figure);
+* :func:`insists`, :func:`says_when_to_give_up`: what a scenario says about refusals.
+
+All readers are single passes of non-backtracking patterns over the text (linear time).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterable, Literal
+
+Outcome = Literal["done", "cannot"]
+Standing = Literal["done", "cannot", "waiting"]
+
+#: Verbs of completing an action on a customer's request (past participles).
+_COMPLETED = (r"(?:cancell?ed|booked|reserved|updated|changed|modified|processed|refunded|issued|added|removed|"
+              r"upgraded|downgraded|confirmed|completed|submitted|applied|reset|resolved|fixed|restored|reactivated|"
+              r"activated|enabled|disabled|credited|scheduled|placed|exchanged|returned|sent|made|switched|turned|"
+              r"paid|charged|waived|lifted|unlocked|transferred|initiated|arranged|rebooked|upgraded|corrected|set up|"
+              r"taken care of|handled|done|finished)")
+#: An agent reporting an action on the request as completed.
+_DONE = re.compile(
+    r"\b(?:has|have|had) (?:now |just |also |already )?(?:been )?(?:successfully |now )?" + _COMPLETED + r"\b"
+    r"|\b(?:is|are|was|were) (?:now |all |successfully )*(?:been )?" + _COMPLETED + r"\b"
+    r"|\bi(?:'ve| have)? (?:now |just |also |already |successfully )*" + _COMPLETED + r"\b"
+    r"|\bsuccessfully\b|\ball (?:set|done)\b|\bgood to go\b|\bis complete\b|\bare complete\b"
+    r"|\b(?:your|the) (?:new )?(?:reservation|booking|confirmation|order|ticket|case|request) (?:id|number|code) is\b",
+    re.I,
+)
+#: An agent refusing the request or saying it is impossible.
+_CANNOT = re.compile(
+    r"\b(?:i|we) (?:can ?not|can't|cannot|am unable|'m unable|are unable|won't be able|will not be able|"
+    r"am not able|'m not able|are not able|'re not able|do not have the ability|don't have the ability)\b"
+    r"|\b(?:is|are|isn't|aren't) not (?:possible|allowed|permitted|eligible)\b|\b(?:not|isn't|aren't) (?:possible|eligible|"
+    r"allowed|permitted|refundable|cancellable|modifiable|changeable)\b|\bineligible\b|\bunable to\b"
+    r"|\b(?:policy|rules?) (?:does not|doesn't|do not|don't) (?:allow|permit)\b|\bno (?:way|option) to\b",
+    re.I,
+)
+#: A courtesy question every agent asks, which waits on nothing of the request.
+_COURTESY = re.compile(
+    r"\banything else\b|\bany(?:thing| other| further| more)? (?:questions?|concerns?|help|assistance)\b"
+    r"|\b(?:help|assist) you (?:with )?(?:today|further)\b|\bhow (?:can|may) i (?:help|assist)\b|\bsomething else\b",
+    re.I,
+)
+_SENTENCES = re.compile(r"[^.!?\n]*[.!?\n]?")
+#: An instruction or request to the user in the imperative ("please provide ...", "let me know which ...").
+_REQUEST = re.compile(r"\b(?:please (?:provide|confirm|tell|share|let me know|choose|select|send|give)|let me know (?:which|what|"
+                      r"if|whether|how)|could you (?:please )?(?:provide|confirm|tell|share|give)|i (?:will )?need your)\b",
+                      re.I)
+
+
+#: A customer asking for something: a want, a need, a request to the agent.
+_USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:want|need|wish)|can you|could you|would you|"
+                           r"will you|please (?:help|change|cancel|book|modify|update|add|remove|check|refund|upgrade|downgrade)|"
+                           r"i'?m (?:calling|looking|hoping|trying) (?:to|for|about))\b", re.I)
+#: A figure (an amount, a count, an id with digits): what an answer to a question reports.
+_FIGURE = re.compile(r"\d")
+
+
+#: A scenario telling the user to insist on its request after a refusal.
+_INSIST = re.compile(r"\b(?:insist|persist|push back|do not accept|don't accept|not take no)", re.I)
+#: A scenario telling the user when to give up or end the conversation.
+_GIVE_UP = re.compile(r"\b(?:give up|end the (?:conversation|call|chat)|hang up|stop the conversation|leave it)\b", re.I)
+
+
+def insists(scenario: str) -> bool:
+    """True when the ``scenario`` tells the user to insist (a refusal does not end its goal)."""
+    return _INSIST.search(scenario) is not None
+
+
+def says_when_to_give_up(scenario: str) -> bool:
+    """True when the ``scenario`` tells the user when to give up or end the conversation."""
+    return _GIVE_UP.search(scenario) is not None
+
+
+#: A customer withdrawing its own request.
+_WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
+                       r"(?:don't|do not|won't|will not|not) (?:make (?:any|the) changes?|proceed|go ahead|want to proceed)|"
+                       r"decide[ds]? not to|i'?ll (?:leave it|keep (?:it|things) as (?:it is|they are)))\b", re.I)
+
+
+def withdrew(text: str) -> bool:
+    """True when a user ``text`` withdraws its own request ("I'll hold off on making any changes")."""
+    return _WITHDRAW.search(text) is not None
+
+
+def reports(text: str) -> bool:
+    """True when an agent ``text`` tells the user something about its request: an outcome
+    (:func:`agent_outcome`) or a figure (a price, a count, a date)."""
+    return agent_outcome(text) is not None or _FIGURE.search(text) is not None
+
+
+def makes_request(text: str) -> bool:
+    """True when a user ``text`` asks for something (a want, a need, a request)."""
+    return _USER_REQUEST.search(text) is not None
+
+
+@lru_cache(maxsize=256)
+def agent_outcome(text: str) -> Outcome | None:
+    """The outcome of the user's request an agent ``text`` reports (see the module
+    docstring): a refusal wins over a completion in the same text ("I've checked: I can't
+    change it" reports no change)."""
+    if _CANNOT.search(text):
+        return "cannot"
+    if _DONE.search(text) or (_FIGURE.search(text) and not waits_on_user(text)):
+        return "done"  # (an answer reporting figures, asking nothing back, answers a question)
+    return None
+
+
+@lru_cache(maxsize=256)
+def waits_on_user(text: str) -> bool:
+    """True when an agent ``text`` asks the user for something other than a courtesy
+    question: a sentence ending in "?" that is not one, or a request for an item or a choice."""
+    for sentence in _SENTENCES.findall(text):
+        if sentence.rstrip().endswith("?") and not _COURTESY.search(sentence):
+            return True
+        if _REQUEST.search(sentence) and not _COURTESY.search(sentence):
+            return True
+    return False
+
+
+def standing(agent_texts: Iterable[str]) -> Standing | None:
+    """Where the user's request stands after the agent's ``agent_texts`` (in order): the
+    latest reading among an outcome reported (a text reporting one is read as that, even
+    with a question after it) and waiting on the user; None when no text did either."""
+    found: Standing | None = None
+    for text in agent_texts:
+        outcome = agent_outcome(text)
+        if outcome is not None:
+            found = outcome
+        elif waits_on_user(text):
+            found = "waiting"
+    return found
+
+
+__all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
+           "waits_on_user", "withdrew"]

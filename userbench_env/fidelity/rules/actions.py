@@ -1,0 +1,404 @@
+"""The user's actions on its side: ``claims_unexecuted_action`` (:class:`UnexecutedAction`),
+``unsupported_device_state`` (:class:`DeviceState`), ``skips_requested_action``
+(:class:`SkippedAction`) and ``unrequested_action`` (:class:`UnrequestedAction`), with the
+agent's requests they read (:class:`_Requests`).
+"""
+from __future__ import annotations
+
+import re
+
+from functools import lru_cache
+from typing import Any
+
+from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.language import content_stems, question_clauses
+from userbench_env.fidelity.text import (
+    asks,
+    claimed_actions,
+    claims_done,
+    device_states,
+    lowered as lower,
+    past_device_states,
+    PROBLEM_STATES,
+    scenario_device_states,
+    state_tools,
+    STATE_TOOLS,
+    ToolMentions,
+)
+from userbench_env.fidelity.rules.base import _NOTHING, register_rule, Rule
+
+
+#: Stems of how any request is phrased: never what a question about the request is about.
+_REQUEST_WORDS = frozenset({"run", "side", "argument", "pleas", "tell", "let", "know", "need", "want", "tri", "go", "ahead"})
+
+
+class _Requests(Rule):
+    """Reads which user tools the agent asked for (by name, in its latest text, read
+    lazily in :meth:`resolve`); ``params[tools_param]`` are the user's tool names."""
+
+    #: the criterion parameter listing the tools this rule watches
+    tools_param = "tools"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
+        tools = sorted({t for c in criteria for t in c.params.get(cls.tools_param, [])})
+        return tools, ToolMentions(tools)
+
+    def start(self) -> None:
+        super().start()
+        self.tools, self._mentions = self.compiled[:2]
+        self.requested: frozenset[str] = frozenset()
+        self.requested_at: dict[str, int] = {}
+        self.request_words: frozenset[str] = frozenset()  # content stems of the latest request
+        self._read = 0  # agent texts read
+
+    def resolve(self) -> None:
+        """Read the agent texts not read yet: ``requested`` (the user tools the latest one
+        asks for) and ``requested_at`` (per tool, the clock of its latest request)."""
+        agent = self.feed.agent
+        for clock, _, text, _ in agent[self._read:]:
+            self.requested, words = tool_request(self._mentions, text)
+            for name in self.requested:
+                self.requested_at[name] = clock
+            if self.requested:
+                self.request_words = words
+        self._read = len(agent)
+
+
+@lru_cache(maxsize=256)
+def tool_request(mentions: ToolMentions, text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(the tools of ``mentions`` an agent ``text`` asks for, the content stems of that
+    request with the words of the tools' names and without how any request is phrased);
+    both empty when it asks for none. Memoized per tool set and text."""
+    requested = mentions.find(text) if asks(text) else _NOTHING
+    if not requested:
+        return requested, _NOTHING
+    return requested, (content_stems(text) | content_stems(" ".join(requested).replace("_", " "))) - _REQUEST_WORDS
+
+
+def claims_generically(text: str) -> bool:
+    """True when ``text`` claims a done action without naming it: a generic claim ("flipped
+    it", :func:`~userbench_env.fidelity.text.claims_done`) or the state of a device aspect
+    some action sets reported without a question ("the VPN's off"; a symptom such as "no
+    service" is none), unless it says the action is not done (:func:`says_not_done`). Such
+    a claim answers the agent's latest request."""
+    return ((claims_done(text) or (any(state_tools(f) for f, _ in device_states(text)) and not question_clauses(text)))
+            and not says_not_done(text))
+
+
+#: Finds the user tools a device state can be the outcome of in an agent's text.
+_STATE_TOOL_MENTIONS = ToolMentions(STATE_TOOLS)
+
+
+#: Saying an action is not done (yet) or not touched ("I didn't do the network one yet",
+#: "haven't touched it"); a result that did not help ("it didn't work") is no such saying.
+_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|has not|not)\s+(?:\w+\s+)?"
+                       r"(?:do|done|doing|get to|gotten to|got to|tried|try|touch|touched)\b|\bnot yet\b")
+
+
+def says_not_done(text: str) -> bool:
+    """True when ``text`` says some action is not done (yet) (:data:`_NOT_DONE`)."""
+    return _NOT_DONE.search(lower(text)) is not None
+
+
+def requested_outcome(text: str, requested: frozenset[str]) -> bool:
+    """True when ``text`` reports, without a question, the state of a device aspect that is
+    the outcome of one of the ``requested`` tools ("roaming's on now" after a request to
+    toggle roaming): a claim of the requested action, not a state seen (unless the text says
+    something is not done yet)."""
+    return (any(state_tools(f) & requested for f, _ in device_states(text)) and not question_clauses(text)
+            and not says_not_done(text))
+
+
+class _Observed(Rule):
+    """Reads, per device feature, the states stated by the latest user tool result that
+    mentions the feature, and every state any result showed or implied (a toggle's result
+    "X is now OFF" implies X was ON before it), lazily."""
+
+    def start(self) -> None:
+        super().start()
+        self._observed: dict[str, set[str]] = {}
+        self._history: set[tuple[str, str]] = set()
+        self._results_read = 0
+
+    def observed(self) -> dict[str, set[str]]:
+        """Per feature, the states of its latest observation."""
+        calls = self.feed.user_calls
+        for _, call, result in calls[self._results_read:]:
+            fresh: dict[str, set[str]] = {}
+            for feature, state in device_states(result.content):
+                fresh.setdefault(feature, set()).add(state)
+            self._observed.update(fresh)
+            self._history.update((f, s) for f, states in fresh.items() for s in states)
+            if call.name.startswith("toggle_"):  # the toggled feature was in the other state before
+                self._history.update((f, "off" if s == "on" else "on")
+                                     for f, s in device_states(result.content.split("\n", 1)[0]))
+        self._results_read = len(calls)
+        return self._observed
+
+    def seen_before(self, feature: str, state: str) -> bool:
+        """True when some tool result showed (or a toggle implied) ``feature`` in ``state``."""
+        self.observed()
+        return (feature, state) in self._history
+
+    def contradicted(self, text: str) -> bool:
+        """True when ``text`` states a device state its latest observation contradicts."""
+        stated = device_states(text)
+        if not stated:
+            return False
+        observed = self.observed()
+        return any(f in observed and s not in observed[f] for f, s in stated)
+
+
+@register_rule
+class UnexecutedAction(_Requests, _Observed):
+    """Fails when the user claims an action without having performed it.
+
+    A claim naming an action ("I restarted the phone") fails when no user call of a tool
+    performing it ran since the agent last asked for that tool (or ever, if never asked),
+    or when a device state it states contradicts the latest tool result. A claim naming
+    no action is read against the agent's latest request: "flipped it", "did the on-off
+    thing", "ok... done", "that one's filed" (:func:`~userbench_env.fidelity.text.claims_done`),
+    or a device state reported without a question ("the VPN's off"), fails when the
+    agent's latest text asked for a user tool and no user tool ran since. Applies when a
+    claim is made.
+    """
+
+    name = "unexecuted_action"
+    listens = "cued"  # a text claiming nothing only reads the feed, which :meth:`resolve` reads lazily
+
+    @classmethod
+    def read(cls, compiled: tuple[list[str], ToolMentions], text: str) -> tuple[set[str], bool] | None:
+        """(the watched tools a claim in ``text`` names, whether it claims an action
+        generically: :func:`claims_generically`); None when it claims nothing."""
+        claimed = claimed_actions(text, compiled[0])
+        generic = claims_generically(text)
+        return (claimed, generic) if claimed or generic else None
+
+    def user_text(self, turn: int, text: str, reading: tuple[set[str], bool]) -> None:
+        claimed, claims = reading
+        called = self.feed.called_since_agent()
+        if not claimed and called and self._settled and not self.events:  # (every criterion passed)
+            return  # a claim after a tool call once the criterion passed changes nothing
+        self.resolve()
+        generic = bool(self.requested) and claims  # a claim naming no action needs a request
+        if not claimed and not generic:
+            return
+        called_at = self.feed.called_at
+        executed = any(called_at.get(t, -1) > self.requested_at.get(t, 0) for t in claimed)
+        unexecuted = bool(claimed) and not executed
+        bad = unexecuted or (generic and not called) or (bool(claimed) and self.contradicted(text))
+        self.settle_all(turn, bad)
+
+
+@register_rule
+class DeviceState(_Observed):
+    """Fails when the user states a device state (feature on/off) unsupported by what the
+    user saw: a current state (:func:`~userbench_env.fidelity.text.device_states`: "is",
+    "'s already", "isn't", ...) the latest user tool result mentioning the feature
+    contradicts, or, for a feature no result mentioned yet, that the scenario
+    (``params["scenario"]``, read by :func:`~userbench_env.fidelity.text.scenario_device_states`:
+    "you installed a VPN" states the VPN on) does not state; an earlier state ("was on before I toggled it",
+    :func:`~userbench_env.fidelity.text.past_device_states`) that no result showed or
+    implied and the scenario does not state. A current state that is the outcome of an
+    action the same text claims (by name, or generically answering the agent's request
+    for it: "I turned roaming on like you said", "roaming's on now") while no user call of
+    the action ran since the agent's latest text is the claim's, judged by
+    ``claims_unexecuted_action``, not a state seen. Applies when a state is stated."""
+
+    name = "device_state"
+    listens = "cued"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
+        return scenario_device_states(" ".join(str(c.params.get("scenario", "")) for c in criteria))
+
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
+                                                     tuple[frozenset[str], bool] | None] | None:
+        """(the current states ``text`` states, the earlier ones, and what it claims done when
+        it states a current one and does not say something is not done yet: (the state tools
+        it names, whether it claims an action generically)); None when it states no state."""
+        stated, earlier = device_states(text), past_device_states(text)
+        if not (stated or earlier):
+            return None
+        claims = (frozenset(claimed_actions(text, STATE_TOOLS)), claims_generically(text)) \
+            if stated and not says_not_done(text) else None
+        return stated, earlier, claims
+
+    def start(self) -> None:
+        super().start()
+        self._scenario = self.compiled
+        self._named: dict[str, int] = {}  # per state tool, the clock of the latest agent text naming it
+        self._named_read = 0  # agent texts read for it
+
+    def _claimed_outcome(self, claims: tuple[frozenset[str], bool]) -> frozenset[str]:
+        """The user tools a text claims run (``claims``: those it names, and whether it claims
+        an action generically: then those the agent's latest text asked for) that no user
+        call ran since the agent last named them."""
+        claimed, generic = claims
+        agent = self.feed.agent
+        if agent and generic and asks(agent[-1][2]):
+            claimed = claimed | _STATE_TOOL_MENTIONS.find(agent[-1][2])
+        called_at = self.feed.called_at
+        return frozenset(t for t in claimed if called_at.get(t, -1) <= self._named_at(t))
+
+    def _named_at(self, tool: str) -> int:
+        """The clock of the latest agent text naming ``tool`` (0: none did)."""
+        agent = self.feed.agent
+        for clock, _, text, _ in agent[self._named_read:]:
+            for name in _STATE_TOOL_MENTIONS.find(text):
+                self._named[name] = clock
+        self._named_read = len(agent)
+        return self._named.get(tool, 0)
+
+    def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
+                                                              tuple[frozenset[str], bool] | None]) -> None:
+        stated, earlier, claims = reading
+        if claims is not None and (outcome := self._claimed_outcome(claims)):
+            # the state a claimed, unexecuted action would leave is the claim's (claims_unexecuted_action)
+            stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)
+        if stated or earlier:
+            observed = self.observed()
+            bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario | PROBLEM_STATES)
+                      for f, s in stated)
+            bad = bad or any(not self.seen_before(f, s) and (f, s) not in self._scenario for f, s in earlier)
+            self.settle_all(turn, bad)
+
+
+@register_rule
+class SkippedAction(_Requests):
+    """Fails when the agent's latest text asked for a user tool and the user answers in
+    text without calling any tool since and without engaging with the request: a
+    question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
+    what it means, which one, how or where, whether to) or what a thing the request names
+    is (:data:`ASKS_WHAT`); an unrelated question, or one about cost or time, is no
+    engagement. A reply claiming the requested action done (by name, or generically:
+    :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
+    ``claims_unexecuted_action``'s failure, not a skip, and so does the state the requested
+    action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
+    state reported instead, "still no service", is no claim of the action. Applies when an
+    action is requested."""
+
+    name = "skipped_action"
+    listens = "asked"  # other texts only read the feed, which :meth:`resolve` reads lazily
+
+    @classmethod
+    def awaits(cls, compiled: tuple[list[str], ToolMentions], text: str, asked: frozenset[str]) -> bool:
+        """True when the agent's ``text`` asks for a watched user tool (:func:`tool_request`)."""
+        return bool(tool_request(compiled[1], text)[0])
+
+    def user_text(self, turn: int, text: str, reading: None) -> None:
+        called = self.feed.called_since_agent()
+        if called and all(self.verdict(cid) != "not_applicable" for cid in self.ids):
+            self._read = len(self.feed.agent)  # nothing this answer could change: the request need not be read
+            return
+        self.resolve()
+        if self.requested:
+            requested, self.requested = self.requested, frozenset()
+            if not called and ((claims_done(text) and not says_not_done(text)) or claimed_actions(text, requested)
+                               or requested_outcome(text, requested)):
+                self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
+                return
+            questions = () if called else question_clauses(text)
+            engaged = called or any(CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words)
+                                    for q in questions)
+            self.settle_all(turn, not engaged)
+
+
+#: A question about how to perform a requested action: what it means, which one, how or
+#: where to do it, whether to (not what it costs or how long it takes: that is no engagement).
+CLARIFIES = re.compile(
+    r"\b(?:what do you mean|you mean|mean by|which (?:one|setting|option|button|app|permission|mode|menu|screen|way)|"
+    r"how (?:do|would|can|should|will|exactly do) (?:i|you|we)|how do(?:es)? (?:that|this|it) work|"
+    r"where (?:do|would|can|should|is|are|will) (?:i|it|that|this|the|those)|"
+    r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|should i|am i supposed|"
+    r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
+    r"step by step|come again|say (?:that|it) again|(?:sorry|huh|what|which|where|how)\s*\?)"
+)
+
+
+#: A question asking what something is ("what's an APN?"): engagement when it names the request.
+ASKS_WHAT = re.compile(r"\bwhat(?: is|'s| are| does)\b|\bwhat(?: do| does)? .{0,20}\bmean\b")
+
+
+@register_rule
+class UnrequestedAction(_Requests):
+    """Fails when the user calls a state-changing user tool (``params["mutating"]``) that the
+    agent's latest text before the call did not ask for: by name (or a name in the call's
+    arguments, for tools called through a dispatcher) with the values it is called with,
+    or by all the content words of the tool's name in its prose ("turn off airplane mode"
+    asks for ``toggle_airplane_mode``); one request licenses one such call (repeating it
+    needs another). Read-only
+    tools (checks) are never unrequested: a user may need them to answer. Decided at the
+    user's next text; applies when a state-changing tool is called."""
+
+    name = "unrequested_action"
+    listens = "called"
+    tools_param = "mutating"
+
+    @classmethod
+    def watches(cls, compiled: tuple[list[str], ToolMentions], tool: str) -> bool:
+        """True for a state-changing user tool (a read-only one is never unrequested)."""
+        return tool in compiled[0]
+
+    def start(self) -> None:
+        super().start()
+        self._mutating = frozenset(self.tools)
+        self._calls_read = 0
+        self._answered: set[tuple[int, str]] = set()  # (agent text clock, call) pairs: a request licenses one such call
+
+    def user_text(self, turn: int, text: str, reading: None) -> None:
+        calls = self.feed.user_calls
+        if self._calls_read == len(calls):
+            return
+        fresh = calls[self._calls_read:]
+        self._calls_read = len(calls)
+        agent = self.feed.agent
+        for clock, call, _ in fresh:
+            if call.name not in self._mutating:
+                continue
+            at, latest = next(((at, said) for at, _, said, _ in reversed(agent) if at < clock), (0, ""))
+            key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
+            self.settle_all(turn, key in self._answered or not asks_for_call(
+                latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments))))
+            self._answered.add(key)
+
+
+@lru_cache(maxsize=256)
+def asks_for_call(said: str, name: str, values: tuple[str, ...]) -> bool:
+    """True when the agent's text ``said`` asks for a call of the tool ``name`` with the
+    argument values ``values`` (its leaves, lower-cased): it names the tool (or the tool a
+    dispatcher call names) and every argument value it is called with, or holds every
+    content word of the tool's name. Memoized."""
+    asked = said.lower()
+    named = [n for n in (name, *values) if re.search(rf"(?<![\w]){re.escape(n.lower())}(?![\w])", asked)]
+    if named:
+        return all(v in asked for v in values if v not in named)
+    words = content_stems(name.replace("_", " ")) - _ACTION_WORDS
+    return bool(words) and words <= content_stems(_TOOL_NAME.sub(" ", asked))
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The scalar leaves of a call's arguments (JSON strings inside them parsed)."""
+    if isinstance(value, str) and value[:1] in "{[":
+        try:
+            import json
+
+            return _leaves(json.loads(value))
+        except ValueError:
+            return [value]
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [] if value is None or isinstance(value, bool) else [value]
+
+
+#: A tool name written as such ("toggle_wifi_calling"): not prose asking for an action.
+_TOOL_NAME = re.compile(r"\w+_\w+")
+
+
+#: Stems of tool-name words that say what is done, not to what ("toggle", "set", ...).
+_ACTION_WORDS = frozenset({"toggl", "set", "make", "reset", "connect", "disconnect", "grant", "appli", "submit", "call",
+                           "request", "run", "check", "get", "list"})

@@ -1,0 +1,171 @@
+"""Premature disclosure, ``volunteers_unasked_info``: a known item stated before the agent
+asked for it (:class:`PrematureDisclosure`), and a conditional scenario instruction's
+guarded fact stated before its condition (:class:`ConditionalDisclosure`).
+"""
+from __future__ import annotations
+
+import re
+
+from functools import lru_cache
+from typing import Any
+
+from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.conditions import stated
+from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, years
+from userbench_env.fidelity.text import asks, lowered as lower
+from userbench_env.tasks.extract import asking_part
+from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
+
+
+@register_rule
+class PrematureDisclosure(_Watches):
+    """Fails a criterion when the user states its value before the agent asked for its kind.
+
+    ``params``: ``kind`` (the item kind whose request by the agent licenses disclosure)
+    and ``value`` (matched case-insensitively as a whole token of the user's text, not
+    inside a longer word or identifier; a date
+    in any format: its year and one of its calendar days, see :meth:`_date_value`; an
+    income as an amount, see :meth:`_income_value`; an address by its first line, see
+    :meth:`_street_line`). The
+    criterion applies once the agent asked for the kind or the user stated the value;
+    it passes when the value was first stated after a request (or never stated after one:
+    the pass then dates from the request). A value stated again before any request is no
+    new disclosure (logged once). A value stated while the agent's latest text asks for another item that
+    the user denies having is ``suspect`` (offered in that item's place: a deflection).
+    """
+
+    name = "premature_disclosure"
+    listens = "cued"
+
+    @classmethod
+    def watched(cls, criterion: Criterion) -> str:
+        return str(criterion.params["value"]).lower()
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None,
+                                                         dict[str, tuple[str, ...]]]:
+        """The watched triples and kinds, one pattern finding any watched value (None when
+        some value is empty: every text holds it), and per kind its criteria's ids, in order."""
+        watch, kinds = super().compile(criteria)
+        read = {"date": cls._date_value, "income": cls._income_value, "address": cls._street_line}
+        watch = [(cid, kind, read[kind](value) if kind in read else value) for cid, kind, value in watch]
+        values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
+        return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None), \
+            {kind: tuple(cid for cid, watched, _ in watch if watched == kind) for kind in kinds}
+
+    @staticmethod
+    def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]], Any]:
+        """A date (of birth) as (its year, its (month, day) readings, the reading that finds
+        them): a text states it in any format ("July 16th, 1975", "16/07/1975") when it writes
+        the year and one of those days; the value as written when it holds no one year and date."""
+        year, days = years(value), dates(value)
+        return (next(iter(year)), days, dates) if len(year) == 1 and days else value
+
+    @staticmethod
+    def _street_line(value: str) -> str:
+        """An address as its first line ("445 maple drive" of "445 Maple Drive, Suite 394, Fort
+        Worth, ..."): stating it discloses the address (the whole value when its first part
+        holds no house number and street name)."""
+        line = value.split(",", 1)[0].strip()
+        return line if len(line.split()) >= 2 and any(c.isdigit() for c in line) else value
+
+    @staticmethod
+    def _income_value(value: str) -> str | tuple[str, frozenset[str], Any]:
+        """An income as (its leading digits, its whole-dollar digits, the reading that finds
+        it): stated as "$95,000", "95k" or "95 grand" alike (see
+        :func:`~userbench_env.fidelity.language.large_amounts`); the value as written when it
+        holds no amount."""
+        stated = large_amounts(value)
+        return (re.match(r"\D*(\d+)", value).group(1), stated, large_amounts) if stated else value
+
+    def start(self) -> None:
+        self._by_kind = self.compiled[3]
+        self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
+        self._decided: set[str] = set()
+
+    def first_request(self, kind: str, turn: int) -> None:
+        # a request passes the criteria of its kind whose value was not stated yet
+        for cid in self._by_kind[kind]:
+            if cid not in self._decided:
+                self.repass(cid, turn)
+        self._asked.add(kind)
+
+    @classmethod
+    def read(cls, compiled: Any, text: str) -> tuple[tuple[str, str], ...] | None:
+        """``(criterion id, kind)`` of the watched values ``text`` states, in order (None: none)."""
+        watch, _, any_value, _ = compiled
+        lowered = lower(text)
+        if any_value is not None and any_value.search(lowered) is None:
+            return None  # states no watched value
+        # (a value read in any format: gated by a part it is always written with, then read)
+        return tuple((cid, kind) for cid, kind, value in watch
+                     if (_whole(value).search(lowered) is not None if isinstance(value, str)
+                         else value[0] in lowered and value[1] & value[2](text))) or None
+
+    def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
+        for cid, kind in reading:
+            if cid in self._decided and (kind in self._asked or self.verdict(cid) != "pass"):
+                continue  # (a value disclosed already is disclosed once: saying it again tells nothing new)
+            self._decided.add(cid)
+            if kind in self._asked:
+                self.repass(cid, turn)
+            elif (agent := self.feed.agent) and agent[-1][3] and denial_clauses(text):
+                # the agent just asked for another item, which the user denies: this one is
+                # offered in its place (a deflection, withholding's to judge), not surely unasked
+                self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
+            else:
+                self.fail(cid, turn)
+
+
+@register_rule
+class ConditionalDisclosure(Rule):
+    """A conditional scenario instruction (:mod:`userbench_env.fidelity.conditions`): the
+    user says the guarded content only once the agent has said the trigger (``params``:
+    ``trigger`` and ``guarded`` content stems; ``asks``: the agent must ask it, in a
+    sentence that asks). Fails when a sentence of a user text states the guarded content
+    (two of its stems, or all of a shorter one) about the trigger's matter (two of its
+    stems, or all of a shorter one) before the agent said the trigger; passes once the agent has. A trigger of no words is any
+    question of the agent's about the guarded content. Applies when either happens."""
+
+    name = "conditional_disclosure"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool]]:
+        return [(c.id, frozenset(c.params["trigger"]), frozenset(c.params["guarded"]), bool(c.params.get("asks", True)))
+                for c in criteria]
+
+    def start(self) -> None:
+        self._said: set[str] = set()  # ids whose trigger the agent said
+        self._read = 0  # agent texts read
+
+    def _heard_triggers(self) -> None:
+        agent = self.feed.agent
+        for _, _, text, _ in agent[self._read:]:
+            for cid, trigger, guarded, asks in self.compiled:
+                if cid in self._said:
+                    continue
+                words = content_stems(asking_part(text) if asks else text)
+                if (trigger and len(words & trigger) >= min(2, len(trigger))) or (not trigger and words & guarded):
+                    self._said.add(cid)
+        self._read = len(agent)
+
+    def user_text(self, turn: int, text: str, reading: None) -> None:
+        if self._settled:
+            return  # every condition met or broken: nothing more to decide
+        self._heard_triggers()
+        sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)] if any(
+            cid not in self._said for cid, _, _, _ in self.compiled) else []
+        for cid, trigger, guarded, _ in self.compiled:
+            if cid in self._said:
+                self.passed(cid, turn)
+            elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded))
+                                                     and len(said & trigger) >= min(2, len(trigger)) for said in sentences):
+                self.fail(cid, turn)  # (once: saying it again is no new disclosure)
+        self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, _, _, _ in self.compiled)
+
+
+@lru_cache(maxsize=1024)
+def _whole(value: str) -> re.Pattern[str]:
+    """Finds ``value`` as a whole token: not inside a longer word or identifier (a first name
+    inside the user id "lucas_santos_6600" states the id, not the name)."""
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")

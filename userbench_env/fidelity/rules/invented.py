@@ -1,0 +1,257 @@
+"""Groundedness, ``invents_unknown_information``: an identifier or fact nothing the user heard
+holds (:class:`InventedInformation`, what the user heard: :class:`Heard`).
+"""
+from __future__ import annotations
+
+import re
+
+from functools import lru_cache
+from typing import NamedTuple
+
+from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.language import (
+    amounts,
+    clock_times,
+    dates,
+    id_key,
+    id_runs,
+    KIND_ALIASES,
+    labelled_values,
+    month_days,
+    numbers,
+    street_addresses,
+    years,
+)
+from userbench_env.fidelity.text import identifiers
+from userbench_env.fidelity.rules.base import register_rule, Rule
+
+
+_LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
+
+
+_DIGIT = re.compile(r"\d")
+
+
+#: An all-capital word of five letters or more: a code when it answers a request.
+_CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
+
+
+@lru_cache(maxsize=256)
+def heard_keys(text: str) -> frozenset[str]:
+    """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
+    runs and words of ``text``: what a stated identifier must equal to have been heard
+    (a part of a heard id is not that id)."""
+    return frozenset({*(id_key(t) for t in identifiers(text)), *id_runs(text), *(id_key(w) for w in text.split())} - {""})
+
+
+class Statement(NamedTuple):
+    """What :class:`InventedInformation` reads in one user text (each field as the named
+    reading gives it; the digit-bound readings are empty when the text has no digit)."""
+
+    identifiers: tuple[str, ...]
+    labelled: tuple[tuple[str, str], ...]
+    runs: tuple[str, ...]
+    dates: frozenset[tuple[int, int]]
+    days: frozenset[int]
+    money: frozenset[str]
+    times: frozenset[int]
+    streets: tuple[str, ...]
+    codes: tuple[str, ...]
+    #: The text states an id-like run, a date, a day, an amount, a year, a clock time or a street address.
+    numeric: bool
+
+
+_NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
+
+
+def statement(text: str) -> Statement:
+    """Every reading :class:`InventedInformation` takes of ``text``, as one (its
+    :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
+    identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
+    dates, month days, amounts and years, clock times, street addresses: all need a digit)
+    and the all-capital codes (the key forms of its words of five capitals or more)."""
+    numeric = (id_runs(text), dates(text), month_days(text), amounts(text) | years(text), clock_times(text),
+               street_addresses(text)) if _DIGIT.search(text) is not None else _NO_NUMBERS
+    return Statement(identifiers(text), labelled_values(text), *numeric,
+                     tuple(code.lower() for code in _CODE.findall(text)), any(numeric))
+
+
+@register_rule
+class InventedInformation(Rule):
+    """Fails when the user states an identifier or fact that nothing the user legitimately
+    heard or read holds: the scenario (``params["scenario"]``), the agent's texts and the
+    user's own tool results. Read in the user's text:
+
+    * id-shaped tokens (:func:`~userbench_env.fidelity.text.identifiers`), compared in
+      :func:`~userbench_env.fidelity.language.id_key` form (case, spaces and separators
+      ignored: "# W 237-8156" is "#W2378156");
+    * values stated with their item's name (:func:`~userbench_env.fidelity.language.labelled_values`,
+      any shape: "my user id is Yusuf Rossi", "order number ORD-88231"): for an item kind
+      the scenario gives (``params["known"]``: kind to values), the value must be one of
+      the scenario's values of that kind (or one the agent or a tool said); for another
+      kind, something heard must hold it; another item's value given for it is invented
+      ("my user id is <my name>"). A value one typo away from the scenario's fails as a
+      borderline case (:meth:`Rule.unsure`);
+    * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
+      "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
+      times, money amounts and street addresses: something heard must hold them.
+
+    Applies to every user message."""
+
+    name = "invented_information"
+    listens = "unsettled"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[frozenset[str], dict[str, frozenset[str]], "Heard"]:
+        """(the identifiers in the scenario, per kind the keys of the scenario's values, what
+        the scenario lets the user know as a :class:`Heard`): a stated identifier found among
+        the first is heard without searching every heard text."""
+        scenario = "".join(str(c.params.get("scenario", "")) for c in criteria[:1])
+        lowered = scenario.lower()
+        known: dict[str, set[str]] = {}
+        for c in criteria[:1]:
+            for kind, values in (c.params.get("known") or {}).items():
+                for alias in KIND_ALIASES.get(kind, {kind}):
+                    known.setdefault("name" if alias in KIND_ALIASES["name"] else alias, set()).update(id_key(str(v)) for v in values)
+        return (frozenset(token for token in identifiers(scenario) if token in lowered),
+                {kind: frozenset(keys) for kind, keys in known.items()}, Heard(scenario))
+
+    @classmethod
+    def read(cls, compiled: tuple[frozenset[str], dict[str, frozenset[str]], "Heard"], text: str) -> Statement | None:
+        """The text's :func:`statement`; None when it states nothing the rule checks, or
+        nothing the scenario alone does not ground (what the user hears only grows, so no
+        later turn can make such a text invented)."""
+        said = statement(text)
+        if not (said.identifiers or said.labelled or said.numeric or said.codes):
+            return None
+        known, values, scenario = compiled
+        return said if scenario.invented(said, known, values, asked=True)[0] else None
+
+    def start(self) -> None:
+        self._known, self._values, scenario = self.compiled
+        self._heard = scenario.copy()  # the scenario, then what the agent and the tools said, read when needed
+        self._agent_read = self._calls_read = 0
+
+    def _read_heard(self) -> None:
+        feed = self.feed
+        if self._agent_read < len(feed.agent) or self._calls_read < len(feed.user_calls):
+            fresh = [text for _, _, text, _ in feed.agent[self._agent_read:]]
+            self._heard.add(fresh + [result.content for _, _, result in feed.user_calls[self._calls_read:]])
+            self._agent_read, self._calls_read = len(feed.agent), len(feed.user_calls)
+
+    def user_text(self, turn: int, text: str, said: Statement | None) -> None:
+        if said is None:  # states nothing ungrounded: every criterion passes (once settled, nothing changes)
+            if not self._settled:
+                self.settle_all(turn, False)
+            return
+        self._read_heard()
+        # a code given as the answer ("WOBBKF") counts when the agent's latest text asked for a watched item
+        asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3])
+        invented, borderline = self._heard.invented(said, self._known, self._values, asked)
+        if borderline:  # one typo away from the scenario's value: a slip or an invention
+            for cid in self.ids:
+                self.suspect(cid, turn, "a stated value is one character away from the scenario's")
+        elif invented or not self._settled:
+            self.settle_all(turn, invented)
+
+
+class Heard:
+    """What a user has heard (the scenario, then agent texts and tool results), in the forms
+    :class:`InventedInformation` compares a statement with: the texts lower-cased
+    (``text``), their :func:`~userbench_env.fidelity.language.id_key` forms (``key``; the
+    agent's and the tools' alone: ``said_key``), the key forms of their identifiers and
+    words (``keys``, see :func:`heard_keys`), dates, month days, clock times and numbers.
+    Each only grows (:meth:`add`), so a statement grounded in it stays grounded."""
+
+    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "_shared")
+
+    def __init__(self, scenario: str):
+        self.text = scenario.lower()
+        self.key, self.said_key = id_key(scenario), ""
+        self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
+        self.times, self.numbers = set(clock_times(scenario)), set(numbers(scenario))
+        self._shared = False
+
+    def copy(self) -> "Heard":
+        """A copy to add to (it shares this one's sets until its first :meth:`add`)."""
+        other = Heard.__new__(Heard)
+        other.text, other.key, other.said_key = self.text, self.key, self.said_key
+        other.keys, other.dates, other.days, other.times, other.numbers = \
+            self.keys, self.dates, self.days, self.times, self.numbers
+        other._shared = True
+        return other
+
+    def add(self, fresh: list[str]) -> None:
+        """Add texts the user heard."""
+        if self._shared:  # copy on first write
+            self.keys, self.dates, self.days = set(self.keys), set(self.dates), set(self.days)
+            self.times, self.numbers = set(self.times), set(self.numbers)
+            self._shared = False
+        self.text = "\0".join([self.text, *(text.lower() for text in fresh)])
+        said = "\0".join(id_key(text) for text in fresh)
+        self.said_key = f"{self.said_key}\0{said}"
+        self.key = f"{self.key}\0{said}"
+        for text in fresh:
+            self.keys |= heard_keys(text)
+            if _DIGIT.search(text) is not None:
+                self.dates |= dates(text)
+                self.days |= month_days(text)
+                self.times |= clock_times(text)
+                self.numbers |= numbers(text)
+
+    def heard(self, token: str) -> bool:
+        """True when ``token`` (lower-case, no NUL) occurs in something heard: as written, or
+        as the key form of an identifier or word heard (:func:`heard_keys`)."""
+        return token in self.text or id_key(token) in self.keys
+
+    def invented(self, said: Statement, known: frozenset[str], values: dict[str, frozenset[str]],
+                 asked: bool) -> tuple[bool, bool]:
+        """(invented, borderline) for the statement ``said``, given the scenario's
+        identifiers (``known``) and its values per kind: see :class:`InventedInformation`;
+        its all-capital codes count only when ``asked`` (the answer to a request)."""
+        if any(token not in known and not self.heard(token) for token in said.identifiers):
+            return True, False
+        for kind, value in said.labelled:
+            invented, borderline = self._invented_value(kind, value, values)
+            if invented:
+                return invented, borderline
+        if said.numeric and self._invented_number(said):
+            return True, False
+        return asked and not set(said.codes) <= self.keys, False
+
+    def _invented_number(self, said: Statement) -> bool:
+        """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
+        time or a street address that nothing heard holds."""
+        if not all(run in self.keys or self._heard_apart(run) for run in said.runs):
+            return True
+        if not said.dates <= self.dates or not said.days <= {day for _, day in self.dates} | self.days:
+            return True
+        if not said.money <= self.numbers or not said.times <= self.times:
+            return True
+        return any(street not in self.key for street in said.streets)
+
+    def _heard_apart(self, run: str) -> bool:
+        """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
+        and a zip code)."""
+        m = _LETTERS_DIGITS.fullmatch(run)
+        return m is not None and m.group(1) in self.keys and m.group(2) in self.keys
+
+    def _invented_value(self, kind: str, value: str, values: dict[str, frozenset[str]]) -> tuple[bool, bool]:
+        """(invented, borderline) for a labelled ``value`` of ``kind``."""
+        if kind == "date":
+            stated = dates(value)
+            return bool(stated) and not stated <= self.dates, False
+        key = id_key(value)
+        known = values.get(kind)
+        if not key or (known is not None and any(key == k or (kind in ("name", "address") and key in k) for k in known)):
+            return False, False  # the scenario's value
+        if any(key in keys for other, keys in values.items() if other != kind):
+            return True, False  # another item's value given as this one ("my user id is <my name>")
+        if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
+            whole = kind != "address" and any(c.isdigit() for c in key)
+            return (key not in self.keys) if whole else (key not in self.key), False
+        if key in self.said_key:
+            return False, False
+        from rapidfuzz.distance import Levenshtein
+
+        return True, any(Levenshtein.distance(key, k) <= 1 for k in known)

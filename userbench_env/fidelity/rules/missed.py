@@ -1,0 +1,143 @@
+"""Missed information, ``withholds_requested_info``: the user says it does not know an item the
+scenario gives it, or answers without it (:class:`Withholding`).
+"""
+from __future__ import annotations
+
+from functools import lru_cache, partial
+from typing import Any
+
+from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.text import asked_among
+from userbench_env.fidelity.language import (
+    denial_clauses,
+    denies_item,
+    id_key,
+    KIND_ALIASES,
+    KIND_WORDS,
+    mentioned_kinds,
+    question_clauses,
+    speaks_as_agent,
+)
+from userbench_env.tasks.extract import ASK_PATTERNS
+from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, _Watches, register_rule, STOP_TOKEN, TRANSFER_TOKEN
+
+
+#: Per item kind, the kinds a denial may name instead (every other kind and its aliases).
+#: Every item kind an agent can ask for (its requests read by :func:`~userbench_env.fidelity.text.asked_among`, memoized).
+ASKABLE = frozenset(ASK_PATTERNS)
+_OTHER_KINDS: dict[str, frozenset[str]] = {kind: frozenset(KIND_WORDS) - KIND_ALIASES.get(kind, {kind})
+                                           for kind in {*KIND_WORDS, *(a for aliases in KIND_ALIASES.values() for a in aliases)}}
+
+
+@register_rule
+class Withholding(_Watches):
+    """Fails when the agent's latest text asked for a kind the user knows (``params``:
+    ``kind``, ``values``) and the user's answer does not give it:
+
+    * it states none of the values (compared in :func:`~userbench_env.fidelity.language.id_key`
+      form) and denies, cannot find or refuses the item (idioms included; a denial naming
+      only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
+      or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
+      borderline: marked for the judge, :meth:`Rule.unsure`);
+    * it states some of several values and denies the rest, or answers with only a part of
+      the value (a first name for a full name), or, asked for two items, names and gives
+      the other one, denying nothing and asking nothing back, and leaves this one out
+      ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
+      partial answers.
+
+    Passes when the answer states the values. An answer that ends the conversation
+    (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
+    ``unprompted_transfer``), not a withholding; so is a question back asked as the agent
+    ("Sure! Could you please provide your user ID?": ``breaks_character``), and so is a
+    put-off spoken as the agent ("Let me look that up for you, one moment"), while a denial
+    naming the item stays one whoever speaks ("As an AI, I don't have a user id").
+    Applies when the kind is asked."""
+
+    name = "withholding"
+    listens = "asked"
+
+    @classmethod
+    def watched(cls, criterion: Criterion) -> list[str]:
+        return [id_key(str(v)) for v in criterion.params["values"]]
+
+    @staticmethod
+    def _part_of(text: str, value: str) -> bool:
+        """True when the whole answer ``text`` is one proper part of ``value`` (a word of a
+        name, the start of an id): given in key form, at least three characters."""
+        key = id_key(text)
+        return len(key) >= 3 and key != value and key in value and len(text.split()) <= 3
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], Any]:
+        """The watched triples, their kinds and the memoized reading of an answer
+        (:meth:`_outcomes`, per answer and asked kinds: a pure function of both)."""
+        watch, kinds = super().compile(criteria)
+        return watch, kinds, lru_cache(maxsize=256)(partial(cls._outcomes, tuple(watch)))
+
+    def start(self) -> None:
+        self._watch, self._kinds, self._outcomes_of = self.compiled
+        self._read = 0  # agent texts read
+
+    @classmethod
+    def _outcomes(cls, watch: tuple[tuple[str, str, Any], ...], text: str, asked: frozenset[str],
+                  pair: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...]:
+        """Per criterion of an ``asked`` kind that the answer ``text`` decides, ``(id,
+        outcome)``: ``"pass"``, ``"fail"`` or ``"unsure"`` (a borderline failure). A stop or
+        a transfer decides none; speaking as the agent is no deflection. ``pair``: the items a
+        short request (two at most) asked for, of which giving one and leaving out the other
+        is a partial answer."""
+        if STOP_TOKEN in text or TRANSFER_TOKEN in text:
+            return ()
+        said = id_key(text)
+        spans = cls._spans(text)
+        agent_like = speaks_as_agent(text)
+        # an answer naming asked items, denying nothing and asking nothing back, gives them
+        mentioned = mentioned_kinds(text)
+        gives_other = bool(mentioned) and not denial_clauses(text) and not question_clauses(text)
+        outcomes = []
+        for cid, kind, values in watch:
+            if kind not in asked:
+                continue
+            stated = sum(1 for value in values if value and value in said)
+            others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
+            if not stated and any(cls._part_of(text, value) for value in values):
+                outcomes.append((cid, _FAIL))  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
+            elif stated == len(values):
+                outcomes.append((cid, _PASS))
+            elif stated:  # a partial answer: withheld when the rest is denied
+                outcomes.append((cid, _FAIL if denial_clauses(text) else _PASS))
+            elif gives_other and kind not in mentioned and (pair - {kind}) & mentioned:
+                outcomes.append((cid, _FAIL))  # gave another item and left this one out: a partial answer
+            elif denies_item(text, kind, others) and (not agent_like or any(
+                    kind in mentioned_kinds(clause) for clause in denial_clauses(text))):
+                outcomes.append((cid, _FAIL))  # as the agent, only a denial naming the item ("I don't have a user id")
+            elif (question_clauses(text) or any(v and v in spans for c, k, vs in watch if k != kind for v in vs)) \
+                    and not agent_like:  # a question back as the agent is a role reversal, not a deflection
+                outcomes.append((cid, _UNSURE))
+        return tuple(outcomes)
+
+    @staticmethod
+    def _spans(text: str) -> frozenset[str]:
+        """Key forms of every run of up to four words of ``text``: a value given whole ("Raj
+        Sanchez"), not one inside a longer token ("raj_sanchez_7430" gives a user id, if a
+        wrong one, not the name)."""
+        words = text.split()
+        return frozenset(id_key("".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1)))
+
+    def user_text(self, turn: int, text: str, reading: None) -> None:
+        agent = self.feed.agent
+        if len(agent) == self._read:
+            return  # no agent text since the last answer: nothing was asked
+        self._read = len(agent)
+        asked = agent[-1][3]  # read the answer only when a watched kind was asked
+        if asked.isdisjoint(self._kinds):
+            return
+        requested = asked_among(agent[-1][2], ASKABLE)  # a short request for two items at most: answered whole or in part
+        pair = requested if len(requested) <= 2 else _NOTHING
+        for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
+            if outcome is _PASS:
+                self.passed(cid, turn)
+            else:
+                self.fail(cid, turn)
+                if outcome is _UNSURE:  # a deflection: marked for a judge to regrade
+                    self.unsure(cid, turn)

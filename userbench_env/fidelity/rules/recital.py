@@ -1,0 +1,260 @@
+"""Premature disclosure, ``dumps_blueprint``: several scenario sentences recited in one message
+(:class:`DumpsBlueprint`, reading by :class:`RecitalReader`).
+"""
+from __future__ import annotations
+
+import math
+import re
+
+from collections import Counter
+from functools import lru_cache
+
+from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues
+from userbench_env.fidelity.text import identifiers, literal, normalize
+from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
+
+
+@register_rule
+class DumpsBlueprint(Rule):
+    """Fails when one user message recites at least ``minimum`` of the criterion's
+    ``sentences`` (scenario sentences: constraints, fallback plans, persona notes), in any
+    wording. Sentences and message are read as content words, stemmed
+    (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
+    reason for calling and the known values, which the user states anyway) and of how
+    scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
+    and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
+    recited when the message holds enough of its words (a third, at least 2, at most
+    :data:`RECITE_CAP`; all of a sentence of one or two words; a distinctive word held, see
+    :func:`distinctive_stems`, lowers that by one, to 2: a paraphrase replaces words with
+    synonyms, not a number or a name; once one sentence is recited, a further one counts
+    when the message holds one of its distinctive words: a message touching several
+    scenario sentences is a recital), and each
+    further recited sentence must bring a word the ones before it did not (two sentences
+    restating one goal are one recital; a sentence whose words another holds is dropped).
+    A sentence the agent's latest text asked about (sharing a word with it, courtesies
+    aside: :data:`AGENT_COURTESY`) never counts: answering the agent's questions (often
+    numbered) with what the scenario says about them is no recital.
+    The reason's ``fallback`` sentences (its conditions and alternatives) count, except
+    when stated word for word with the reason (the reason for calling as the scenario
+    words it is the user's opening). A message one sentence short of a
+    dump whose next-best sentence is nearly recited is borderline: its verdict is marked
+    for the judge (:meth:`Rule.unsure`). A paraphrase swaps words for synonyms, so two
+    structural marks of a recital lower the bar: a message reciting (or nearly reciting)
+    a sentence, or touching ``minimum`` sentences, while talking about its own brief
+    (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
+    refuse I'll ...", "I'm a 64-year-old ...") recites every sentence it brings a new word
+    of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
+    :data:`RECITAL_IDENTITY` identity items (its name, email, user id) lists several
+    scenario facts at once. Word-for-word recitals are dumps too: ``minimum``
+    of ``verbatim`` (long sentences in either person, see
+    :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
+    as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
+    Applies to every user message."""
+
+    name = "dumps_blueprint"
+    listens = "unsettled"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> "RecitalReader":
+        """The task's :class:`RecitalReader` (per criterion: id, (content stems, words needed,
+        fallback form) per sentence, minimum, word-for-word forms)."""
+        compiled = []
+        for c in criteria:
+            exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
+            fallback = set(c.params.get("fallback", ()))
+            texts = list(c.params["sentences"])
+            read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
+            frequency = Counter(w for words, _ in read for w in words)
+            topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
+            read = [(words - topic, reason) for words, reason in read]
+            sentences: list[tuple[frozenset[str], int, str, frozenset[str]]] = []
+            for i, (words, reason) in enumerate(read):
+                # a sentence whose words another one holds says nothing that one does not
+                if words - {NEGATION} and not any(words < other or (words == other and j < i)
+                                                  for j, (other, _) in enumerate(read) if j != i):
+                    need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
+                    sentences.append((words, need, reason, distinctive_stems(texts[i]) & words))
+            compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
+                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
+        return RecitalReader(compiled)
+
+    @classmethod
+    def read(cls, compiled: "RecitalReader", text: str) -> bool | None:
+        """True when ``text`` may recite the scenario, depending on what the agent's latest
+        text asked about; None when it passes every criterion whatever that was
+        (:meth:`RecitalReader.quiet`)."""
+        return None if compiled.quiet(text) else True
+
+    def user_text(self, turn: int, text: str, reading: bool | None) -> None:
+        outcomes = None
+        if reading is not None:
+            agent = self.feed.agent
+            outcomes = self.compiled.read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING)
+        if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
+            if not self._settled:
+                self.settle_all(turn, False)
+            return
+        for cid, outcome in outcomes:
+            if outcome is _FAIL:
+                self.fail(cid, turn)
+            else:
+                self.passed(cid, turn)
+                if outcome is _UNSURE:
+                    self.unsure(cid, turn)
+
+
+class RecitalReader:
+    """A task's compiled :class:`DumpsBlueprint` data and its reading of a message: a pure
+    function of the message and of the scenario words the agent's latest text asked about,
+    memoized (a task's messages recur across its episodes; the reading is the same every
+    time, so the rule only applies it)."""
+
+    def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
+                                            tuple[list[str], list[str]]]]):
+        self.compiled = compiled
+        self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _, _ in sentences))
+        # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
+        # (normalizing grows a text by at most one character per "'m")
+        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair in compiled for forms in pair
+                             if len(forms) >= minimum), default=0) * 3 // 4
+        self.read = lru_cache(maxsize=256)(self._read)
+
+    def prompted(self, agent_text: str) -> frozenset[str]:
+        """The scenario words the agent's ``agent_text`` holds, courtesies aside
+        (:data:`AGENT_COURTESY`): what it asked about."""
+        return (content_stems(agent_text) & self.vocabulary) - AGENT_COURTESY
+
+    def quiet(self, text: str) -> bool:
+        """True when ``text`` passes every criterion whatever the agent's latest text asked
+        about: it is too short to recite anything, or it passes them all unprompted without
+        talking about its brief (:func:`~userbench_env.fidelity.language.recital_cues`): a
+        prompt only spares sentences or asks for one more, and the marks it leaves in force
+        are counted the same, or need such talk (see :meth:`_outcome`)."""
+        return self._too_short(text) or (self.read(text) is None and not recital_cues(text))
+
+    def _too_short(self, text: str) -> bool:
+        """True when ``text`` is too short to recite two sentences either way."""
+        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < self.shortest
+
+    def _read(self, text: str, prompt: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...] | None:
+        """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
+        ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
+        too short to recite anything or when every criterion passes. ``prompt``: the
+        scenario words of the agent's latest text (see :meth:`_outcome`)."""
+        if self._too_short(text):
+            return None
+        said = content_stems(text) & self.vocabulary
+        whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
+        normalized = normalize(text) if whole else ""
+        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt))
+                         for cid, sentences, minimum, (verbatim, copied) in self.compiled)
+        return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
+
+    @staticmethod
+    def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
+                 sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
+                 minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset()) -> str:
+        """The outcome of one criterion. Only the sentences the agent's latest text did not
+        ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
+        recital (talk about the brief, the user's identity) need one sentence more after such
+        a question: answering the agent's question with what the scenario says about it is no
+        recital."""
+        if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
+                copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
+            return _FAIL
+        # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
+        matched = [(shared, least, reason, words) for words, need, reason, marks in sentences
+                   if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
+        unasked = [sentence for sentence in sentences if not sentence[0] & prompt] if prompt else sentences
+        # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
+        enough = minimum + 1 if prompt else minimum
+        if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
+            return _FAIL if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text) else _PASS
+        matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
+        used: set[str] = set()
+        recited = free = 0  # recited sentences, and those of them the agent did not ask about
+        near = False  # a sentence nearly recited
+        for shared, need, reason, words in matched:
+            if reason and reason in (normalized or normalize(text)):
+                continue  # the reason's fallback as the scenario words it: the reason for calling, stated
+            if len(shared) >= need and (not used or shared - used - {NEGATION}):
+                recited += 1
+                free += not words & prompt
+                used |= shared
+            elif len(shared) >= need * UNSURE_SHARE and shared - used:
+                near = True
+        if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
+            stated = normalized or normalize(text)
+            for words, _, reason, marks in sentences:
+                if (touched := marks & said - used) and not (reason and reason in stated):
+                    recited += 1
+                    free += not words & prompt
+                    used |= touched
+        if free >= minimum:  # what the agent just asked about is answered, not recited
+            return _FAIL
+        if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
+            return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
+        # talking about its own brief, a message recites every sentence whose (new) words it touches
+        touched = free + _touched(unasked, said, used, text, normalized)
+        cues = recital_cues(text) if free or near or touched >= enough else 0
+        if (cues >= 2 and free) or (cues and touched >= enough):
+            return _FAIL  # (announcing the brief twice over, a plan and its fallback, with one sentence recited)
+        return _UNSURE if recited == minimum - 1 and near else _PASS
+
+
+def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
+             text: str, normalized: str) -> int:
+    """How many of ``sentences`` bring a word of ``said`` (the content stems of ``text``, whose
+    :func:`~userbench_env.fidelity.text.normalize` form is ``normalized`` when computed) that
+    neither ``used`` nor an earlier one of them holds (negation aside): the scenario sentences
+    a message touches; a fallback stated word for word with the reason is the reason, stated."""
+    seen = set(used)
+    count = 0
+    for words, _, reason, _ in sentences:
+        if (fresh := (words & said) - seen - {NEGATION}) and not (reason and reason in (normalized or normalize(text))):
+            count += 1
+            seen |= fresh
+    return count
+
+
+_DISTINCTIVE = re.compile(r"(?<=[a-z,;:] )[A-Z][A-Za-z]+|\b\d[\d.,:]*\d\b|\b\d{2,}\b")
+
+
+def distinctive_stems(sentence: str) -> frozenset[str]:
+    """Stems of the words of ``sentence`` a paraphrase keeps: numbers of two digits or more
+    (ages, amounts, sizes) and capitalized words inside a sentence (names of people, places,
+    plans and products)."""
+    return frozenset().union(*(content_stems(token) for token in _DISTINCTIVE.findall(sentence))) - {NEGATION}
+
+
+#: The identity items (:func:`~userbench_env.fidelity.language.identity_items`) a message
+#: reciting one scenario sentence states to list several scenario facts at once.
+RECITAL_IDENTITY = 2
+
+
+#: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
+RECITE_CAP = 3
+
+
+#: A word in at least this many of a scenario's sentences, and this share of them, is its
+#: topic ("card" in a card scenario): every message about it holds it, so it tells no recital.
+TOPIC_SENTENCES = 3
+
+
+TOPIC_SHARE = 0.2
+
+
+#: The share of a sentence's needed words a borderline recital holds.
+UNSURE_SHARE = 0.75
+
+
+#: Stems of how scenarios address the simulated user ("If the agent asks, say ..."): not
+#: what a recital is recognized by.
+SCENARIO_WORDS = content_stems("agent ask asks say tell mention want conversation possible explain try get make know "
+                               "user customer provide will would")
+
+
+#: Stems of how agents greet, offer help and close ("How can I help you today?"): never what
+#: an agent's text asks about.
+AGENT_COURTESY = content_stems("help assist today anything else welcome contact happy glad great day hear sorry")
