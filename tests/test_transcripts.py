@@ -136,13 +136,16 @@ def test_a_judge_grades_what_the_rules_could_not_decide(tmp_path, monkeypatch) -
 
     tau2_data()
     entries = json.loads((real_transcripts() / REAL).read_text(encoding="utf-8"))
-    path = tmp_path / "one.json"
-    path.write_text(json.dumps([e for e in entries if e["task_id"] == 20 and e["trial"] == 0]), encoding="utf-8")
-    args = ["score-transcripts", str(path), "--format", "taubench", "--domain", "airline", "--source", "tau2"]
-    assert main([*args, "--out", str(tmp_path / "rules.jsonl")]) == 0
-    [ruled] = _lines(tmp_path / "rules.jsonl")
+    every = tmp_path / "all.json"
+    every.write_text(json.dumps(entries), encoding="utf-8")
+    common = ["--format", "taubench", "--domain", "airline", "--source", "tau2"]
+    assert main(["score-transcripts", str(every), *common, "--out", str(tmp_path / "all.jsonl")]) == 0
+    # the first trajectory holding a rule verdict its rule could not decide
+    ruled = next(line for line in _lines(tmp_path / "all.jsonl") if any("ambiguous" in c for c in line["criteria"]))
     unsure = {c["id"] for c in ruled["criteria"] if "ambiguous" in c}
-    assert unsure  # this trajectory has rule verdicts the rules could not decide
+    path = tmp_path / "one.json"
+    path.write_text(json.dumps([e for e in entries if f"tb{e['task_id']}-t{e['trial']}" == ruled["episode"]]), encoding="utf-8")
+    args = ["score-transcripts", str(path), *common]
     monkeypatch.setenv("LOCAL_JUDGE_KEY", "sk-local")
     passed = json.dumps({"verdict": "pass", "evidence_turn": None, "reasoning": "The customer answered when asked."})
     with ChatServer(CannedResponder([passed])) as server:
