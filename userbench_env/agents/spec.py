@@ -1,4 +1,4 @@
-"""Building agents from spec strings: ``scripted``, ``litellm:<model>`` or ``direct:<model>``.
+"""Building agents from spec strings: ``scripted``, ``adaptive``, ``litellm:<model>`` or ``direct:<model>``.
 
 A spec is ``<kind>`` or ``<kind>:<rest>``; the kind picks a factory in
 :data:`AGENT_SPECS`, which receives ``rest`` (may be empty) and keyword options. Other
@@ -43,6 +43,12 @@ def _scripted(rest: str, **options: Any) -> Any:
     return ScriptedAgent(**options)
 
 
+def _adaptive(rest: str, **options: Any) -> Any:
+    from userbench_env.agents.adaptive import AdaptiveScriptedAgent
+
+    return AdaptiveScriptedAgent(**options)
+
+
 def _litellm(rest: str, **options: Any) -> Any:
     from userbench_env.agents.llm import LLMAgent
 
@@ -61,5 +67,5 @@ def _direct(rest: str, **options: Any) -> Any:
     return LLMAgent(model=rest, transport="direct", **options)
 
 
-for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm), ("direct", _direct)):
+for _kind, _factory in (("scripted", _scripted), ("adaptive", _adaptive), ("litellm", _litellm), ("direct", _direct)):
     register_agent_spec(_kind, _factory)
