@@ -151,10 +151,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--demonstrator", default="scripted", help="the oracle that demonstrates: scripted or adaptive")
     parser.add_argument("--no-gate", action="store_true", help="keep demonstrations whatever the user's UFS")
     parser.add_argument("--train-tasks", type=int, default=None, help="at most this many demonstrations")
-    parser.add_argument("--epochs", type=float, default=3.0)
+    parser.add_argument("--epochs", type=float, default=3.0, help="SFT epochs (0: no SFT, e.g. GRPO from --base)")
     parser.add_argument("--learning-rate", type=float, default=1e-4)
     parser.add_argument("--train-layers", type=int, default=None,
-                        help="SFT trains only the top N decoder layers (CPU budget; default: every weight)")
+                        help="SFT and GRPO train only the top N decoder layers (CPU budget; default: every weight)")
     parser.add_argument("--grpo-steps", type=int, default=8)
     parser.add_argument("--group", type=int, default=4, help="rollouts per task in a GRPO group")
     parser.add_argument("--tasks-per-step", type=int, default=2, help="tasks per GRPO step")
@@ -190,11 +190,12 @@ def main(argv: list[str] | None = None) -> None:
     examples = sft_examples(tokenizer, records)
     run.log({"phase": "sft", "event": "data", "examples": len(examples), "tokens": sum(len(e["input_ids"]) for e in examples),
              "trained_tokens": sum(sum(1 for x in e["labels"] if x != -100) for e in examples)})
-    run.phase("sft", lambda: train_sft(model, examples, epochs=args.epochs, learning_rate=args.learning_rate,
-                                       train_layers=args.train_layers, on_step=lambda s: run.log(s.model_dump())))
-    save(model, tokenizer, run.out / "sft")
-    if "sft" in wanted:
-        evals.append(evaluate(run, "sft", args, run.out / "sft"))
+    if args.epochs > 0:
+        run.phase("sft", lambda: train_sft(model, examples, epochs=args.epochs, learning_rate=args.learning_rate,
+                                           train_layers=args.train_layers, on_step=lambda s: run.log(s.model_dump())))
+        save(model, tokenizer, run.out / "sft")
+        if "sft" in wanted:
+            evals.append(evaluate(run, "sft", args, run.out / "sft"))
     if args.grpo_steps > 0:
         engine = TransformersEngine(threads=None, loaded=LocalModel(model=model, tokenizer=tokenizer, path=run.out / "sft"))
         demonstrated = {r["task_id"] for r in records}  # tasks the offered tools can solve
@@ -202,7 +203,8 @@ def main(argv: list[str] | None = None) -> None:
         run.phase("grpo", lambda: train_grpo(
             model, tokenizer, engine, rows, steps=args.grpo_steps, group=args.group, tasks_per_step=args.tasks_per_step,
             learning_rate=args.grpo_learning_rate, max_tokens=EVAL_MAX_TOKENS, system_prompt=SYSTEM_PROMPT,
-            tool_names=TOOLS, env_kwargs={"max_turns": EVAL_MAX_TURNS}, on_step=lambda s: run.log(s.model_dump())))
+            tool_names=TOOLS, env_kwargs={"max_turns": EVAL_MAX_TURNS}, train_layers=args.train_layers,
+            on_step=lambda s: run.log(s.model_dump())))
         save(model, tokenizer, run.out / "sft-grpo")
         if "sft-grpo" in wanted:
             evals.append(evaluate(run, "sft-grpo", args, run.out / "sft-grpo"))

@@ -86,21 +86,27 @@ def train_grpo(model: Any, tokenizer: Any, engine: Any, rows: Sequence[dict[str,
                tasks_per_step: int = 2, learning_rate: float = 5e-6, temperature: float = 1.0, max_tokens: int = 96,
                system_prompt: str | None = None, tool_names: Sequence[str] | None = None, kind: RewardKind = "ufs_gated",
                gate: Gate | None = None, seed: int = 0, max_length: int = 2048,
-               env_kwargs: dict[str, Any] | None = None,
+               env_kwargs: dict[str, Any] | None = None, train_layers: int | None = None,
                on_step: Callable[[GrpoStepLog], None] | None = None) -> list[GrpoStepLog]:
     """Train ``model`` in place with GRPO on ``rows`` (episode rows of training tasks;
     module docstring). ``engine`` generates with ``model`` (a
     :class:`~userbench_env.serve.engines.TransformersEngine` built on it); its prefix
-    caches are dropped after each update. Returns the step logs."""
+    caches are dropped after each update; ``train_layers``: update only the top N
+    decoder layers (gradients stop below them). Returns the step logs."""
     import torch
 
     from userbench_env.training.policy import LocalPolicyAgent
+    from userbench_env.training.sft import train_only_top
+
+    if train_layers:
+        train_only_top(model, train_layers)
 
     rng = random.Random(seed)
     order = list(rows)
     rng.shuffle(order)
     session = EpisodeSession(**(env_kwargs or {}))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trained, lr=learning_rate, weight_decay=0.0)
     logs: list[GrpoStepLog] = []
     for step in range(steps):
         start = time.perf_counter()
@@ -126,7 +132,7 @@ def train_grpo(model: Any, tokenizer: Any, engine: Any, rows: Sequence[dict[str,
             loss.backward()
             loss_value += float(loss)
         if learning:
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            torch.nn.utils.clip_grad_norm_(trained, 1.0)
             optimizer.step()
             optimizer.zero_grad()
             engine.forget_prefixes()
@@ -140,4 +146,6 @@ def train_grpo(model: Any, tokenizer: Any, engine: Any, rows: Sequence[dict[str,
         logs.append(log)
         if on_step is not None:
             on_step(log)
+    for parameter in model.parameters():
+        parameter.requires_grad = True
     return logs
