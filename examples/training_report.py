@@ -64,26 +64,36 @@ def fmt(value: float, interval: tuple[float, float], digits: int = 2) -> str:
     return f"{value:.{digits}f} [{interval[0]:.{digits}f}, {interval[1]:.{digits}f}]"
 
 
-def report(runs: dict[str, Path]) -> str:
-    """The Markdown tables for ``runs`` (label -> run folder)."""
+def evaluations(runs: dict[str, Path], common: bool = False) -> list[tuple[str, str, list[dict[str, Any]]]]:
+    """``(run label, policy, records)`` of every eval store of ``runs``; with ``common``,
+    only the tasks every store evaluated (so the rows compare the same tasks)."""
+    found = [(label, policy, read_jsonl(folder / f"eval-{policy}.jsonl"))
+             for label, folder in runs.items() for policy in ("base", "sft", "sft-grpo")]
+    found = [(label, policy, records) for label, policy, records in found if records]
+    if common and found:
+        shared = set.intersection(*({r["task_id"] for r in records} for _, _, records in found))
+        found = [(label, policy, [r for r in records if r["task_id"] in shared]) for label, policy, records in found]
+    return found
+
+
+def report(runs: dict[str, Path], common: bool = False) -> str:
+    """The Markdown tables for ``runs`` (label -> run folder; ``common``: see :func:`evaluations`)."""
     lines = ["| run | policy | n | R_tau [95% CI] | vs base, paired [95% CI] | errors | questions/ep [95% CI] | "
              "tool calls/ep [95% CI] | eval wall s |",
              "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     base: dict[str, float] | None = None
-    for label, folder in runs.items():
-        seconds = phase_seconds(read_jsonl(folder / "log.jsonl"))
-        for policy in ("base", "sft", "sft-grpo"):
-            records = read_jsonl(folder / f"eval-{policy}.jsonl")
-            if not records:
-                continue
-            row = policy_rows(records)
-            if policy == "base" and base is None:
-                base = row["by_task"]
-            versus = "" if policy == "base" or base is None else "{:+.2f} [{:+.2f}, {:+.2f}] (n={})".format(
-                *(lambda d: (d[0], d[1][0], d[1][1], d[2]))(paired_difference(row["by_task"], base)))
-            lines.append(f"| {label} | {policy} | {row['n']} | {fmt(row['r_tau'], row['r_tau_ci'])} | {versus} | "
-                         f"{row['errors']} | {fmt(row['questions'], row['questions_ci'])} | "
-                         f"{fmt(row['tool_calls'], row['tool_calls_ci'])} | {seconds.get(f'eval-{policy}', float('nan')):.0f} |")
+    for label, policy, records in evaluations(runs, common):
+        seconds = phase_seconds(read_jsonl(runs[label] / "log.jsonl"))
+        row = policy_rows(records)
+        if policy == "base" and base is None:
+            base = row["by_task"]
+        versus = ""
+        if policy != "base" and base is not None:
+            mean, (low, high), n = paired_difference(row["by_task"], base)
+            versus = f"{mean:+.2f} [{low:+.2f}, {high:+.2f}] (n={n})"
+        lines.append(f"| {label} | {policy} | {row['n']} | {fmt(row['r_tau'], row['r_tau_ci'])} | {versus} | "
+                     f"{row['errors']} | {fmt(row['questions'], row['questions_ci'])} | "
+                     f"{fmt(row['tool_calls'], row['tool_calls_ci'])} | {seconds.get(f'eval-{policy}', float('nan')):.0f} |")
     lines += ["", "| run | phase | wall s | tokens | steps |", "| --- | --- | --- | --- | --- |"]
     for label, folder in runs.items():
         log = read_jsonl(folder / "log.jsonl")
@@ -113,15 +123,12 @@ def plot(runs: dict[str, Path], path: Path) -> None:
         if grpo:
             axes[1].plot([e["step"] for e in grpo], [e["r_tau"] for e in grpo], marker="o", label=label)
     names, values, lows, highs = [], [], [], []
-    for label, folder in runs.items():
-        for policy in ("base", "sft", "sft-grpo"):
-            records = read_jsonl(folder / f"eval-{policy}.jsonl")
-            if records:
-                row = policy_rows(records)
-                names.append(f"{label}\n{policy}")
-                values.append(row["r_tau"])
-                lows.append(row["r_tau"] - row["r_tau_ci"][0])
-                highs.append(row["r_tau_ci"][1] - row["r_tau"])
+    for label, policy, records in evaluations(runs):
+        row = policy_rows(records)
+        names.append(f"{label}\n{policy} (n={row['n']})")
+        values.append(row["r_tau"])
+        lows.append(row["r_tau"] - row["r_tau_ci"][0])
+        highs.append(row["r_tau_ci"][1] - row["r_tau"])
     axes[2].bar(range(len(values)), values, yerr=[lows, highs], capsize=4)
     axes[2].set_xticks(range(len(values)), names, fontsize=7)
     axes[0].set(title="SFT: loss on the agent's turns", xlabel="optimizer step", ylabel="cross-entropy")
@@ -139,9 +146,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--run", action="append", required=True, help="label=folder of a train_sft_grpo.py run")
     parser.add_argument("--plot", help="write the learning-curve PNG here")
+    parser.add_argument("--common", action="store_true", help="compare only the test tasks every store evaluated")
     args = parser.parse_args(argv)
     runs = {label: Path(folder) for label, _, folder in (r.partition("=") for r in args.run)}
-    print(report(runs))
+    print(report(runs, args.common))
     if args.plot:
         plot(runs, Path(args.plot))
 
