@@ -38,7 +38,9 @@ def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, floa
     p = successes / n
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends, no rounding residue
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def bootstrap_interval(values: Sequence[float], resamples: int = 10_000, seed: int = 0,
