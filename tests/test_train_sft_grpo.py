@@ -67,7 +67,7 @@ def smoke_run(tmp_path_factory):
 
 def test_every_phase_ran_and_was_timed(smoke_run) -> None:
     _, log = smoke_run
-    timed = {e["phase"] for e in log if e.get("event") == "done" and e["seconds"] >= 0}
+    timed = {e["phase"] for e in log if e.get("event") == "done" and e.get("seconds", -1) >= 0}
     assert {"demonstrations", "load", "sft", "grpo", "eval-sft-grpo"} <= timed
     assert log[-1]["phase"] == "end"
     sft = [e for e in log if e["phase"] == "sft" and "step" in e]
