@@ -117,7 +117,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("eval", help="evaluate user proxies x agent x domains (resumable JSONL store)")
     p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, direct:<model>, perturbed:<modes>@<rate>+<base>, replay:<file>")
-    p.add_argument("--agent", default="scripted", help="agent spec: scripted (default), litellm:<model>, direct:<model>")
+    p.add_argument("--agent", default="scripted",
+                   help="agent spec: scripted (default), adaptive, litellm:<model>, direct:<model>")
     p.add_argument("--domain", action="append", help="domain (repeat; default: every bundled domain)")
     add_source_arguments(p)
     p.add_argument("--split", default="default", help="task split ('all' for every task)")
