@@ -14,6 +14,7 @@ after its retries.
 """
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
@@ -27,8 +28,6 @@ def reply_message(text: str | None, tool_calls: list[Any], turn: int) -> dict[st
     """The OpenAI assistant message for a parsed completion (ids ``call_<turn>_<i>``)."""
     reply: dict[str, Any] = {"role": "assistant", "content": text}
     if tool_calls:
-        import json
-
         reply["tool_calls"] = [{"id": f"call_{turn}_{i}", "type": "function",
                                 "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
                                for i, call in enumerate(tool_calls)]
