@@ -213,11 +213,12 @@ def test_async_user_side_episode_uses_aact(task) -> None:
 
 def test_make_agent_specs() -> None:
     assert isinstance(make_agent("scripted"), ScriptedAgent)
+    assert type(make_agent("adaptive")).__name__ == "AdaptiveScriptedAgent"
     agent = make_agent("litellm:openai/gpt-4.1-mini", temperature=0.3, base_url="http://127.0.0.1:1/v1")
     assert isinstance(agent, LLMAgent) and agent.model == "openai/gpt-4.1-mini" and agent.temperature == 0.3
     same = ScriptedAgent()
     assert make_agent(same) is same
-    with pytest.raises(ValueError, match="known kinds: direct, failing, litellm, scripted"):
+    with pytest.raises(ValueError, match="known kinds: adaptive, direct, failing, litellm, scripted"):
         make_agent("gpt4")
     with pytest.raises(ValueError, match="needs a model"):
         make_agent("litellm:")

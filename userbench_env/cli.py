@@ -46,6 +46,7 @@ SUBCOMMANDS: dict[str, str] = {
     "grade": "userbench_env.fidelity.cli",
     "apb": "userbench_env.surfaces.cli",
     "eval": "userbench_env.runner.cli",
+    "collect": "userbench_env.integrations.collect_cli",
     "report": "userbench_env.analysis.cli",
     "frontier": "userbench_env.analysis.cli",
     "score-transcripts": "userbench_env.fidelity.transcripts.cli",

@@ -64,6 +64,18 @@ def parse_agent_reply(response: Any) -> ChatMessage:
     return reply
 
 
+def select_tools(schemas: list[dict[str, Any]], names: list[str] | tuple[str, ...] | None) -> list[dict[str, Any]]:
+    """The schemas of the named tools, in the env's order (all when ``names`` is None);
+    ``ValueError`` naming the env's tools for an unknown name."""
+    if names is None:
+        return list(schemas)
+    known = {s["function"]["name"] for s in schemas}
+    unknown = sorted(set(names) - known)
+    if unknown:
+        raise ValueError(f"no tools {unknown}; the env's tools: {sorted(known)}")
+    return [s for s in schemas if s["function"]["name"] in set(names)]
+
+
 def observation_messages(observation: str, pending: list[str]) -> list[ChatMessage]:
     """The chat messages an observation adds, given the ids of unanswered tool calls."""
     if not pending:
@@ -87,7 +99,8 @@ class LLMAgent(LLMCaller):
     ``model`` is a litellm model name (``openai/gpt-4.1``; ``openai/<name>`` with
     ``base_url`` for an OpenAI-compatible server; ``transport="direct"`` posts to that
     server without litellm). ``system_prompt``/``tools`` fix the
-    prompt and tools instead of reading them from the reset info. Retry, timeout,
+    prompt and tools instead of reading them from the reset info; ``tool_names`` offers
+    only the env's tools of these names (a compact prompt for a small model). Retry, timeout,
     pricing and ``extra`` options are those of
     :meth:`~userbench_env.completion.LLMCaller.configure_llm`.
     """
@@ -113,12 +126,14 @@ class LLMAgent(LLMCaller):
         transport: str = "litellm",
         max_tokens: int | None = DEFAULT_MAX_TOKENS,
         api_key_env: str | None = None,
+        tool_names: list[str] | tuple[str, ...] | None = None,
     ) -> None:
         self.configure_llm(model, base_url, api_key, temperature, max_retries, timeout, backoff, max_backoff, price_override,
                            extra, transport, max_tokens, api_key_env)
         self.seed = seed
         self.fixed_system_prompt = system_prompt
         self.fixed_tools = tools
+        self.tool_names = tuple(tool_names) if tool_names is not None else None
         self.usage = Usage()
         self.priced = True
         self.chat: list[ChatMessage] = []
@@ -140,7 +155,8 @@ class LLMAgent(LLMCaller):
         if not isinstance(system, str) or not system:
             raise ValueError("LLMAgent needs a system prompt: pass the env's reset info (info['system_prompt']) "
                              "to the first act() of an episode, or give system_prompt= to the constructor")
-        self.tools = list(self.fixed_tools if self.fixed_tools is not None else info.get("tools") or [])
+        self.tools = select_tools(list(self.fixed_tools if self.fixed_tools is not None else info.get("tools") or []),
+                                  self.tool_names)
         self.chat = [{"role": "system", "content": system}]
         greeting = info.get("greeting")
         if isinstance(greeting, str) and greeting:

