@@ -228,6 +228,27 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: A clause part asking the agent for something ("I'd like ...", "please ...", "can you ...").
+_REQUEST_OPENING = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|yes|yeah|alright|all right|sure|great|thanks|thank you|no problem|"
+    r"in that case|then|also|and|but|oh|actually|hi|hello|hey)[,!.]?\s+)*"
+    r"(?:(?:i|we)\s*(?:would|'d|do|really|just|also|still)?\s*(?:like|want|need|wish)|i'?m (?:looking|hoping|trying|calling)|"
+    r"please(?! (?:don'?t|do not|never))|let'?s|help me|can you|could you|would you|will you)\b"
+)
+_PARTS = re.compile(r"[,;:]\s+")
+
+
+@lru_cache(maxsize=_CACHE)
+def stated_part(text: str) -> str:
+    """What ``text`` (lower-cased) states rather than asks: its clauses that are not
+    questions (:func:`question_clauses`), without their comma-separated parts that open as
+    requests ("I'd like ...", "please ...", "so please be patient"; a "please don't ..." laying down terms is stated). What a message states
+    beyond its request is where a recital shows."""
+    asked = set(question_clauses(text))
+    return " ".join(part for c in clauses(_plain(text)) if c not in asked
+                    for part in _PARTS.split(c) if _REQUEST_OPENING.match(part) is None)
+
+
 #: A customer's identifying item, as an agent names it.
 _ITEM = (r"(?:full |first |last )?(?:name|email|e-mail|phone(?: number)?|user ?id|username|date of birth|dob|birthday|"
          r"(?:home |billing )?address|zip(?: code)?|postal code|account (?:id|number)|card number|order (?:id|number)|"

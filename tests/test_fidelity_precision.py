@@ -1,0 +1,44 @@
+"""Issue 22's precision classes, in wordings of our own on real tau2 tasks: a rule fails a
+criterion only on sure evidence; what it cannot decide is ``suspect``; what a faithful user
+says stays clean."""
+from __future__ import annotations
+
+import pytest
+
+from userbench_env.fidelity import RuleTracker
+from test_fidelity_rules import _setup
+
+
+def _verdict(tracker: RuleTracker, mode: str) -> str:
+    return next(v for v in tracker.verdicts() if v["mode"] == mode)["verdict"]
+
+
+def _play(tracker: RuleTracker, script: list[tuple[str, str]]) -> RuleTracker:
+    for turn, (who, text) in enumerate(script):
+        (tracker.agent_text if who == "agent" else tracker.user_text)(turn, text)
+    return tracker
+
+
+# airline task 8: the May 10 ORD-PHL flight again, Kevin Smith (DOB 2001-04-12), up to $500, one certificate,
+# economy, aisle and middle seat, no insurance, one-way if asked
+@pytest.mark.parametrize("message", [
+    # scenario facts stated along with a question about them, mid-conversation: the request, not a sure recital
+    "Economy is fine, and my limit is $500 for the whole purchase. Can you find one under that with an aisle and middle seat?",
+    "We don't need travel insurance. Can you put us in economy, an aisle and a middle seat next to each other?",
+    # the request restating the goal with its details
+    "Could you book me the same flight as on May 10 from ORD to PHL, with Kevin Smith added and economy seats?",
+])
+def test_stating_a_fact_or_two_with_the_request_is_no_sure_recital(message):
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I need a one-way flight ORD to PHL on May 26."),
+                    ("agent", "Sure, I can look into that. What would you like to do next?"), ("user", message)])
+    assert _verdict(tracker, "dumps_blueprint") == "suspect"
+    assert not any(e["mode"] == "dumps_blueprint" for e in tracker.events())
+
+
+def test_several_scenario_sentences_stated_beyond_the_request_are_a_sure_recital():
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", "Hi! How can I help you today?"),
+                    ("user", "Hello. Kevin Smith is flying with me, he was born 2001-04-12. I pay with a single "
+                             "certificate, nothing else. Insurance is not something I need. Economy, aisle plus middle.")])
+    assert _verdict(tracker, "dumps_blueprint") == "fail"
