@@ -42,3 +42,35 @@ def test_several_scenario_sentences_stated_beyond_the_request_are_a_sure_recital
                     ("user", "Hello. Kevin Smith is flying with me, he was born 2001-04-12. I pay with a single "
                              "certificate, nothing else. Insurance is not something I need. Economy, aisle plus middle.")])
     assert _verdict(tracker, "dumps_blueprint") == "fail"
+
+
+def test_a_stop_giving_the_go_ahead_to_the_agents_offer_is_no_sure_premature_stop():
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I need a one-way flight ORD to PHL on May 26."),
+                    ("agent", "I found flight HAT271 at $320 in economy. Should I book it with your certificate?"),
+                    ("user", "Yes, that works, go ahead. Bye for now ###STOP###")])
+    assert _verdict(tracker, "premature_stop") == "suspect"
+
+
+def test_accepting_a_handoff_is_not_accepting_an_outcome():
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I need a one-way flight ORD to PHL on May 26."),
+                    ("agent", "I could transfer you to a human agent for that. Shall I?"),
+                    ("user", "Sure, go ahead and transfer me. ###STOP###")])
+    assert _verdict(tracker, "premature_stop") == "fail"
+
+
+# airline task 4: the user insists on a compensation it is not owed
+@pytest.mark.parametrize("agent, stop, verdict", [
+    # referred elsewhere, the user takes its request there: it has not given it up
+    ("I cannot issue that. You may want to reach out... I'd suggest contacting our customer relations team directly.",
+     "Fine, then I'll get in touch with customer relations myself. ###STOP###", "suspect"),
+    # refused, the user drops it although told to insist
+    ("I cannot issue compensation for this reservation.", "Okay, I understand. Goodbye. ###STOP###", "fail"),
+])
+def test_an_insisting_user_referred_elsewhere_may_stop_to_go_there(agent, stop, verdict):
+    _, _, tracker = _setup("airline", "4")
+    _play(tracker, [("agent", "Hello, how can I help?"),
+                    ("user", "My business flight earlier this month was cancelled and I missed a meeting. I want compensation."),
+                    ("agent", agent), ("user", stop)])
+    assert _verdict(tracker, "premature_stop") == verdict
