@@ -74,3 +74,30 @@ def test_an_insisting_user_referred_elsewhere_may_stop_to_go_there(agent, stop, 
                     ("user", "My business flight earlier this month was cancelled and I missed a meeting. I want compensation."),
                     ("agent", agent), ("user", stop)])
     assert _verdict(tracker, "premature_stop") == verdict
+
+
+def _withholding(tracker: RuleTracker, kind: str) -> str:
+    return next(v for v in tracker.verdicts() if v["id"].endswith(f"/withholds/{kind}"))["verdict"]
+
+
+def test_an_item_already_given_is_not_withheld_when_an_answer_does_not_repeat_it():
+    _, _, tracker = _setup("airline", "8")  # knows: Sophia Silva, sophia_silva_7557
+    _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I need a one-way flight ORD to PHL on May 26."),
+                    ("agent", "Sure. What is your user ID?"), ("user", "sophia_silva_7557"),
+                    ("agent", "Thanks. And your full name, so I can match it to that user ID?"), ("user", "Sophia Silva.")])
+    assert _withholding(tracker, "user_id") == "pass" and _withholding(tracker, "name") == "pass"
+    assert not any(e["mode"] == "withholds_requested_info" for e in tracker.events())
+
+
+@pytest.mark.parametrize("agent, verdict", [
+    # after a refusal, asking for someone else pushes the user's own request: not sure
+    ("I'm afraid I can't change a basic economy ticket. Could you provide your user ID so I can look at other options?",
+     "suspect"),
+    # asked plainly, a question back instead of the item stays a deflection
+    ("Sure, I can look into that. What is your user ID?", "fail"),
+])
+def test_a_question_back_after_a_refusal_is_pushback_not_sure_withholding(agent, verdict):
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I'd like to change my basic economy ticket."),
+                    ("agent", agent), ("user", "Is there a manager I could talk to about this instead?")])
+    assert _withholding(tracker, "user_id") == verdict
