@@ -101,3 +101,14 @@ def test_a_question_back_after_a_refusal_is_pushback_not_sure_withholding(agent,
     _play(tracker, [("agent", "Hi! How can I help you today?"), ("user", "I'd like to change my basic economy ticket."),
                     ("agent", agent), ("user", "Is there a manager I could talk to about this instead?")])
     assert _withholding(tracker, "user_id") == verdict
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("Here it is, 94107. Many thanks for your patience with me, I'm slow with these things.", False),
+    ("Sorry it took a while to find it. Thanks for bearing with me!", False),
+    # the agent's part: verifying the customer against its record
+    ("I appreciate your patience. Before we go on, please provide the email on file.", True),
+])
+def test_courtesy_both_sides_use_is_no_role_reversal(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+    assert speaks_as_agent(text) is as_agent

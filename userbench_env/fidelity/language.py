@@ -255,9 +255,9 @@ _ITEM = (r"(?:full |first |last )?(?:name|email|e-mail|phone(?: number)?|user ?i
          r"reservation (?:id|number|code)|booking (?:reference|number))\b")
 #: The customer's item as the agent asks for it: "your email", "the cardholder's full name".
 _OWNED_ITEM = rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|caller)'?s?) {_ITEM}"
-#: The same, or the item on the record ("the phone number on the account"): a customer may
+#: The same, or the item on the record ("the phone number on the account", "on file"): a customer may
 #: ask the agent to confirm that one, so it is read only where a customer would not ask.
-_WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b"
+_WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|card|booking|profile|record)|file)\b"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 #: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
@@ -308,8 +308,8 @@ _AS_AGENT: Gated = _gated(
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
     (("thank", "welcome", "feel free", "hesitate"),
-     r"\bthanks? (?:you )?for (?:your patience|bearing with (?:me|us)|holding)\b"
-     r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
+     # (thanking for patience or for bearing with one is courtesy both sides use: no evidence)
+     r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
      r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details

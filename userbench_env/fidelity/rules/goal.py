@@ -167,8 +167,9 @@ class BreaksCharacter(Rule):
     language model or a simulated user (:func:`~userbench_env.fidelity.language.speaks_as_agent`):
     offering help ("How can I help you today?", "What brings you in?"), doing the agent's
     part (asking the agent for its customer's details, reporting the agent's work done).
-    Customer talk ("thanks for your help", "can you help me?") passes. Applies to every
-    user message."""
+    Customer talk ("thanks for your help", "can you help me?") passes, and so does courtesy
+    both sides use (thanking the other for its patience, for bearing with one): only what
+    a customer would not say is evidence. Applies to every user message."""
 
     name = "breaks_character"
     listens = "unsettled"
