@@ -112,3 +112,29 @@ def test_a_question_back_after_a_refusal_is_pushback_not_sure_withholding(agent,
 def test_courtesy_both_sides_use_is_no_role_reversal(text, as_agent):
     from userbench_env.fidelity.language import speaks_as_agent
     assert speaks_as_agent(text) is as_agent
+
+
+def _invented(script: list[tuple[str, str]], task_id: str = "8") -> str:
+    _, _, tracker = _setup("airline", task_id)
+    _play(tracker, script)
+    return _verdict(tracker, "invents_unknown_information")
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    # a day next to the date the agent named, spoken of as such: implied
+    ("Could we do the day after instead, so May 27?", "pass"),
+    ("Then one day earlier, May 25, would also work.", "pass"),
+    # a date nobody named or implied
+    ("Could we do June 3 instead?", "fail"),
+])
+def test_a_date_a_day_from_a_named_one_is_implied_not_invented(reply, verdict):
+    assert _invented([("agent", "Hi! How can I help you today?"), ("user", "I need a one-way flight ORD to PHL."),
+                      ("agent", "The only seats left on May 26 are in business. Would another date work?"),
+                      ("user", reply)]) == verdict
+
+
+@pytest.mark.parametrize("text", ["Anything from 10am EST on is fine.", "nothing before 4pm PST please"])
+def test_a_clock_time_with_its_zone_is_a_time_not_an_identifier(text):
+    from userbench_env.fidelity.rules.invented import statement
+    said = statement(text)
+    assert said.times and not said.runs
