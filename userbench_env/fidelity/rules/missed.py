@@ -50,8 +50,8 @@ class Withholding(_Watches):
     answering an agent text that refused the request
     (:func:`~userbench_env.fidelity.outcomes.agent_outcome`) is ``suspect``, not a failure:
     asking for a supervisor or an exception there pushes the user's own request. An item
-    the user has already given in the conversation is not withheld when an answer does not
-    repeat it.
+    the user has already given in the conversation is not withheld when an answer leaves
+    it out without denying it.
 
     Passes when the answer states the values. An answer that ends the conversation
     (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
@@ -152,7 +152,7 @@ class Withholding(_Watches):
         pair = requested if len(requested) <= 2 else _NOTHING
         refused = agent_outcome(agent[-1][2]) == "cannot"
         for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
-            if outcome is _PASS or cid in given:
+            if outcome is _PASS or (cid in given and outcome is _FAIL and not denial_clauses(text)):
                 self.passed(cid, turn)
             elif outcome is _UNSURE and refused:  # pushing its own request back after a refusal: not sure
                 self.suspect(cid, turn, "answers a refusal with a question or another item instead of the one asked for")
