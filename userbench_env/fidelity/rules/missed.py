@@ -152,7 +152,7 @@ class Withholding(_Watches):
         pair = requested if len(requested) <= 2 else _NOTHING
         refused = agent_outcome(agent[-1][2]) == "cannot"
         for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
-            if outcome is _PASS or (cid in given and outcome is _FAIL and not denial_clauses(text)):
+            if outcome is _PASS or (cid in given and not denial_clauses(text)):
                 self.passed(cid, turn)
             elif outcome is _UNSURE and refused:  # pushing its own request back after a refusal: not sure
                 self.suspect(cid, turn, "answers a refusal with a question or another item instead of the one asked for")
