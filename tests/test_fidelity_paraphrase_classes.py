@@ -117,17 +117,19 @@ def test_a_second_different_user_call_right_after_the_requested_one_is_unrequest
     assert ("unrequested_action", 3) in modes
 
 
-@pytest.mark.parametrize("message, dump", [
-    ("Hi, I'd like to book the exact flight I took recently, ORD to PHL on May 10, I'll spend at most 500 dollars.", True),
-    ("I'm adding one more traveler, Kevin Smith, born 2001-04-12, and I can spend 500 max.", True),
-    ("Up to $500.", False),  # one constraint, asked or not, is no recital
-    ("Kevin Smith, 2001-04-12.", False),
-    ("Please book ORD to PHL on May 26, same as my recent one.", False),  # the reason for calling
+@pytest.mark.parametrize("message, verdict", [
+    # the request with its flight, plus one constraint stated: a recital is not sure (issue 22), so suspect
+    ("Hi, I'd like to book the exact flight I took recently, ORD to PHL on May 10, I'll spend at most 500 dollars.", "suspect"),
+    ("I'm adding one more traveler, Kevin Smith, born 2001-04-12, and I can spend 500 max.", "fail"),
+    ("Up to $500.", "pass"),  # one constraint, asked or not, is no recital
+    ("Kevin Smith, 2001-04-12.", "pass"),
+    ("Please book ORD to PHL on May 26, same as my recent one.", "pass"),  # the reason for calling
 ])
-def test_a_synonym_recital_is_told_by_the_distinctive_words_it_keeps(message, dump):
+def test_a_synonym_recital_is_told_by_the_distinctive_words_it_keeps(message, verdict):
     _, _, tracker = _setup("airline", "8")  # constraints: the May 10 flight, Kevin Smith (DOB 2001-04-12), up to $500
     modes = _replay(tracker, [("agent", "Hi! How can I help you today?"), ("user", message)])
-    assert (("dumps_blueprint", 1) in modes) is dump
+    assert (("dumps_blueprint", 1) in modes) is (verdict == "fail")
+    assert next(v for v in tracker.verdicts() if v["mode"] == "dumps_blueprint")["verdict"] == verdict
 
 
 @pytest.mark.parametrize("answer", ["raj_sanchez_7430", "it's raj_sanchez_3740 I believe"])

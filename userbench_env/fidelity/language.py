@@ -228,15 +228,36 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: A clause part asking the agent for something ("I'd like ...", "please ...", "can you ...").
+_REQUEST_OPENING = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|well|yes|yeah|alright|all right|sure|great|thanks|thank you|no problem|"
+    r"in that case|then|also|and|but|oh|actually|hi|hello|hey)[,!.]?\s+)*"
+    r"(?:(?:i|we)\s*(?:would|'d|do|really|just|also|still)?\s*(?:like|want|need|wish)|i'?m (?:looking|hoping|trying|calling)|"
+    r"please(?! (?:don'?t|do not|never))|let'?s|help me|can you|could you|would you|will you)\b"
+)
+_PARTS = re.compile(r"[,;:]\s+")
+
+
+@lru_cache(maxsize=_CACHE)
+def stated_part(text: str) -> str:
+    """What ``text`` (lower-cased) states rather than asks: its clauses that are not
+    questions (:func:`question_clauses`), without their comma-separated parts that open as
+    requests ("I'd like ...", "please ...", "so please be patient"; a "please don't ..." laying down terms is stated). What a message states
+    beyond its request is where a recital shows."""
+    asked = set(question_clauses(text))
+    return " ".join(part for c in clauses(_plain(text)) if c not in asked
+                    for part in _PARTS.split(c) if _REQUEST_OPENING.match(part) is None)
+
+
 #: A customer's identifying item, as an agent names it.
 _ITEM = (r"(?:full |first |last )?(?:name|email|e-mail|phone(?: number)?|user ?id|username|date of birth|dob|birthday|"
          r"(?:home |billing )?address|zip(?: code)?|postal code|account (?:id|number)|card number|order (?:id|number)|"
          r"reservation (?:id|number|code)|booking (?:reference|number))\b")
 #: The customer's item as the agent asks for it: "your email", "the cardholder's full name".
 _OWNED_ITEM = rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|caller)'?s?) {_ITEM}"
-#: The same, or the item on the record ("the phone number on the account"): a customer may
+#: The same, or the item on the record ("the phone number on the account", "on file"): a customer may
 #: ask the agent to confirm that one, so it is read only where a customer would not ask.
-_WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:the|your) (?:account|file|card|booking|profile|record)\b"
+_WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|card|booking|profile|record)|file)\b"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 #: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
@@ -287,8 +308,8 @@ _AS_AGENT: Gated = _gated(
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
     (("thank", "welcome", "feel free", "hesitate"),
-     r"\bthanks? (?:you )?for (?:your patience|bearing with (?:me|us)|holding)\b"
-     r"|\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
+     # (thanking for patience or for bearing with one is courtesy both sides use: no evidence)
+     r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
      r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details

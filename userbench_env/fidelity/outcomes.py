@@ -10,7 +10,9 @@ user's fidelity.
 * :func:`agent_outcome`: the outcome one agent text reports: ``"done"`` (an action on the
   request completed: "your reservation has been cancelled", "I've updated ...", "you're all
   set", or an answer reporting figures and asking nothing back), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
-  possible under our policy") or None;
+  possible under our policy", or referred elsewhere: "I recommend contacting ...") or None;
+* :func:`accepts_offer`: a user text gives the go-ahead to an action the agent offered;
+  :func:`referred_elsewhere`: the agent referred the user elsewhere and the user will go there;
 * :func:`waits_on_user`: the text asks the user for something (an item, a choice, a
   confirmation), courtesy questions aside ("Is there anything else I can help you with?");
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
@@ -55,6 +57,15 @@ _CANNOT = re.compile(
     r"|\b(?:policy|rules?) (?:does not|doesn't|do not|don't) (?:allow|permit)\b|\bno (?:way|option) to\b",
     re.I,
 )
+#: An agent referring the user to someone else for the request: it will not do it itself.
+_REFERRAL = re.compile(
+    r"\b(?:recommend|suggest|advise) (?:that )?(?:you )?(?:contact|contacting|reach(?:ing)? out|call(?:ing)?|speak(?:ing)? (?:to|with))\b"
+    r"|\byou(?:'ll| will| would)? (?:need|have) to (?:contact|reach out|call|speak (?:to|with))\b",
+    re.I,
+)
+#: A customer saying it will pursue its request elsewhere.
+_ELSEWHERE = re.compile(r"\b(?:i'?ll|i will|i'?m going to|i'?m gonna|i need to|i'?ll have to|i'?ll try to) (?:\w+ ){0,2}?"
+                        r"(?:reach out|contact|call|speak|talk|get in touch|follow up|take (?:it|this|that) up)\b", re.I)
 #: A courtesy question every agent asks, which waits on nothing of the request.
 _COURTESY = re.compile(
     r"\banything else\b|\bany(?:thing| other| further| more)? (?:questions?|concerns?|help|assistance)\b"
@@ -66,6 +77,16 @@ _SENTENCES = re.compile(r"[^.!?\n]*[.!?\n]?")
 _REQUEST = re.compile(r"\b(?:please (?:provide|confirm|tell|share|let me know|choose|select|send|give)|let me know (?:which|what|"
                       r"if|whether|how)|could you (?:please )?(?:provide|confirm|tell|share|give)|i (?:will )?need your)\b",
                       re.I)
+
+
+#: An agent offering to act on the request, pending the user's go-ahead.
+_OFFER = re.compile(r"\b(?:i can|i could|i'?m able to|shall i|should i|would you like me to|do you want me to|want me to|"
+                    r"may i|let me know if you(?:'d| would)? like me to)\b", re.I)
+#: A customer giving the go-ahead to what the agent offered.
+_ACCEPT = re.compile(r"\b(?:go ahead|proceed|please do|yes,? please|do (?:it|that|so)|sounds good|that works|i accept|"
+                     r"(?:i'?m|that'?s) (?:fine|ok|okay|happy) with (?:that|it))\b", re.I)
+#: A handoff to someone else: no action on the request itself.
+_HANDOFF = re.compile(r"\btransfer|\b(?:human|live|another) (?:agent|representative|person)|\bsupervisor|\bmanager\b", re.I)
 
 
 #: A customer asking for something: a want, a need, a request to the agent.
@@ -109,6 +130,22 @@ def reports(text: str) -> bool:
     return agent_outcome(text) is not None or _FIGURE.search(text) is not None
 
 
+def accepts_offer(agent_text: str, text: str) -> bool:
+    """True when a user ``text`` gives the go-ahead ("please go ahead") to an action the
+    agent's ``agent_text`` offered ("I can proceed with issuing the voucher"): the user
+    has settled its request, and carrying it out is the agent's part. Accepting a handoff
+    (a transfer, a human agent) settles nothing of the request."""
+    return (_OFFER.search(agent_text) is not None and _ACCEPT.search(text) is not None
+            and _HANDOFF.search(text) is None)
+
+
+def referred_elsewhere(agent_text: str, text: str) -> bool:
+    """True when the agent's ``agent_text`` refers the user to someone else for its request
+    ("I recommend contacting ...") and the user's ``text`` says it will pursue it there
+    ("I'll reach out to them"): the user's goal leaves this conversation, not abandoned."""
+    return _REFERRAL.search(agent_text) is not None and _ELSEWHERE.search(text) is not None
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -119,7 +156,7 @@ def agent_outcome(text: str) -> Outcome | None:
     """The outcome of the user's request an agent ``text`` reports (see the module
     docstring): a refusal wins over a completion in the same text ("I've checked: I can't
     change it" reports no change)."""
-    if _CANNOT.search(text):
+    if _CANNOT.search(text) or _REFERRAL.search(text):
         return "cannot"
     if _DONE.search(text) or (_FIGURE.search(text) and not waits_on_user(text)):
         return "done"  # (an answer reporting figures, asking nothing back, answers a question)
@@ -152,5 +189,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "agent_outcome", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
+__all__ = ["Outcome", "Standing", "accepts_offer", "agent_outcome", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
            "waits_on_user", "withdrew"]

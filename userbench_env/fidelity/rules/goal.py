@@ -8,7 +8,8 @@ from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
-from userbench_env.fidelity.outcomes import agent_outcome, makes_request, reports, standing, withdrew
+from userbench_env.fidelity.outcomes import (accepts_offer, agent_outcome, makes_request, referred_elsewhere, reports,
+                                             standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -45,14 +46,21 @@ class PrematureStop(_Requests, _OnToken):
       unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
     * a stop after the agent reported the request done passes: whether it really was is
       the agent's success, not the user's fidelity;
+    * a stop in the message giving the go-ahead to an action the agent offered ("I can
+      issue the voucher" - "please go ahead") is ``suspect``: the user has settled its
+      request (carrying it out is the agent's part), though it might have waited for the
+      agent's word that it was done;
     * a stop right after the user withdrew its request ("I'll hold off on any changes") is
       suspect when the scenario states conditions that may allow it (``params["conditional"]``:
       a sentence with "if", "unless", ...; or when to give up) and the agent has told
       something since the request that such a condition could weigh (an outcome, a figure:
       :func:`~userbench_env.fidelity.outcomes.reports`), even when the scenario says to
       insist otherwise; it fails otherwise;
-    * a stop after the agent said it cannot be done fails when the scenario tells the user
-      to insist (``params["insist"]``); otherwise it passes once the scenario's fallbacks
+    * a stop after the agent said it cannot be done (or referred the user to someone else
+      for it, :func:`~userbench_env.fidelity.outcomes.agent_outcome`) fails when the scenario tells the user
+      to insist (``params["insist"]``), unless the agent referred the user to someone else
+      and the user says it will pursue its request there
+      (:func:`~userbench_env.fidelity.outcomes.referred_elsewhere`): suspect; otherwise it passes once the scenario's fallbacks
       (``params["fallback"]``, its conditions and alternatives) have been raised by the
       user, and is suspect while one has not.
 
@@ -111,7 +119,11 @@ class PrematureStop(_Requests, _OnToken):
                 if conditional and any(reports(said) for said in agent) else \
                 ("fail", "withdraws its request and stops with nothing told that a scenario condition could weigh")
         elif insist and refused:
-            verdict, why = "fail", "stops after a refusal although the scenario says to insist"
+            verdict, why = ("suspect", "stops to pursue its request where the agent referred it; the scenario says to insist") \
+                if feed.agent and referred_elsewhere(feed.agent[-1][2], text) \
+                else ("fail", "stops after a refusal although the scenario says to insist")
+        elif feed.agent and accepts_offer(feed.agent[-1][2], text):
+            verdict, why = "suspect", "stops as it gives the go-ahead to an action the agent offered, before it was reported done"
         elif now == "cannot":
             verdict, why = ("suspect", "stops after a refusal with a scenario fallback not yet raised") if self._unraised() \
                 else ("pass", "")
@@ -155,8 +167,9 @@ class BreaksCharacter(Rule):
     language model or a simulated user (:func:`~userbench_env.fidelity.language.speaks_as_agent`):
     offering help ("How can I help you today?", "What brings you in?"), doing the agent's
     part (asking the agent for its customer's details, reporting the agent's work done).
-    Customer talk ("thanks for your help", "can you help me?") passes. Applies to every
-    user message."""
+    Customer talk ("thanks for your help", "can you help me?") passes, and so does courtesy
+    both sides use (thanking the other for its patience, for bearing with one): only what
+    a customer would not say is evidence. Applies to every user message."""
 
     name = "breaks_character"
     listens = "unsettled"

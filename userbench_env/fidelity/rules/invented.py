@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from datetime import date, timedelta
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -32,6 +33,15 @@ _LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
 _DIGIT = re.compile(r"\d")
 
 
+#: A clock time with its zone run together as an id-like run ("11amest" of "11am EST"): a time, not an identifier.
+_CLOCK_RUN = re.compile(r"\d{1,2}(?:\d{2})?[ap]m[a-z]{0,4}")
+
+
+#: Speaking of a day next to another ("the next day", "the day after", "back by one day").
+_ADJACENT_DAY = re.compile(r"\b(?:next|following|previous|prior) day\b|\bday (?:after|before)\b|\bby (?:one|1|a) day\b"
+                           r"|\b(?:one|1|a) day (?:later|earlier|after|before)\b", re.I)
+
+
 #: An all-capital word of five letters or more: a code when it answers a request.
 _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
 
@@ -57,6 +67,8 @@ class Statement(NamedTuple):
     times: frozenset[int]
     streets: tuple[str, ...]
     codes: tuple[str, ...]
+    #: The text speaks of a day next to another ("the next day"): a date a day from a heard one is implied.
+    adjacent: bool
     #: The text states an id-like run, a date, a day, an amount, a year, a clock time or a street address.
     numeric: bool
 
@@ -70,10 +82,12 @@ def statement(text: str) -> Statement:
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
     dates, month days, amounts and years, clock times, street addresses: all need a digit)
     and the all-capital codes (the key forms of its words of five capitals or more)."""
-    numeric = (id_runs(text), dates(text), month_days(text), amounts(text) | years(text), clock_times(text),
-               street_addresses(text)) if _DIGIT.search(text) is not None else _NO_NUMBERS
+    numeric = (tuple(run for run in id_runs(text) if not _CLOCK_RUN.fullmatch(run)), dates(text), month_days(text),
+               amounts(text) | years(text), clock_times(text), street_addresses(text)) \
+        if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
-                     tuple(code.lower() for code in _CODE.findall(text)), any(numeric))
+                     tuple(code.lower() for code in _CODE.findall(text)),
+                     bool(numeric[1]) and _ADJACENT_DAY.search(text) is not None, any(numeric))
 
 
 @register_rule
@@ -95,6 +109,11 @@ class InventedInformation(Rule):
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
       "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
       times, money amounts and street addresses: something heard must hold them.
+
+    What the scenario or the conversation implies is heard (issue 22: fail only on sure
+    evidence): a clock time with its zone ("11am EST") is a time, not an identifier, and a
+    date one day from a heard date, stated while speaking of that next (or previous) day
+    ("the next day, May 19" once May 18 was named), is implied, not invented.
 
     Applies to every user message."""
 
@@ -153,6 +172,18 @@ class InventedInformation(Rule):
                 self.suspect(cid, turn, "a stated value is one character away from the scenario's")
         elif invented or not self._settled:
             self.settle_all(turn, invented)
+
+
+def _adjacent(days: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The (month, day) dates one day before or after any of ``days``."""
+    out = set()
+    for month, day in days:
+        try:
+            here = date(2024, month, day)  # a leap year: every (month, day) is a date
+        except ValueError:
+            continue
+        out |= {((there := here + timedelta(days=step)).month, there.day) for step in (-1, 1)}
+    return out
 
 
 class Heard:
@@ -224,7 +255,8 @@ class Heard:
         time or a street address that nothing heard holds."""
         if not all(run in self.keys or self._heard_apart(run) for run in said.runs):
             return True
-        if not said.dates <= self.dates or not said.days <= {day for _, day in self.dates} | self.days:
+        heard_dates = self.dates | _adjacent(self.dates) if said.adjacent else self.dates
+        if not said.dates <= heard_dates or not said.days <= {day for _, day in self.dates} | self.days:
             return True
         if not said.money <= self.numbers or not said.times <= self.times:
             return True

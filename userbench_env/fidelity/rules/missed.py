@@ -18,6 +18,7 @@ from userbench_env.fidelity.language import (
     question_clauses,
     speaks_as_agent,
 )
+from userbench_env.fidelity.outcomes import agent_outcome
 from userbench_env.tasks.extract import ASK_PATTERNS
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, _Watches, register_rule, STOP_TOKEN, TRANSFER_TOKEN
 
@@ -44,6 +45,13 @@ class Withholding(_Watches):
       the other one, denying nothing and asking nothing back, and leaves this one out
       ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
       partial answers.
+
+    Sure evidence only (issue 22): a deflection (a question back, another item instead)
+    answering an agent text that refused the request
+    (:func:`~userbench_env.fidelity.outcomes.agent_outcome`) is ``suspect``, not a failure:
+    asking for a supervisor or an exception there pushes the user's own request. An item
+    the user has already given in the conversation is not withheld when an answer leaves
+    it out without denying it.
 
     Passes when the answer states the values. An answer that ends the conversation
     (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
@@ -77,6 +85,12 @@ class Withholding(_Watches):
     def start(self) -> None:
         self._watch, self._kinds, self._outcomes_of = self.compiled
         self._read = 0  # agent texts read
+        self._given: set[str] = set()  # criteria whose values the user has stated
+
+    def _note_given(self, text: str) -> None:
+        """Record the criteria whose every value ``text`` states."""
+        said = id_key(text)
+        self._given.update(cid for cid, _, values in self._watch if values and all(v and v in said for v in values))
 
     @classmethod
     def _outcomes(cls, watch: tuple[tuple[str, str, Any], ...], text: str, asked: frozenset[str],
@@ -125,6 +139,8 @@ class Withholding(_Watches):
         return frozenset(id_key("".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1)))
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
+        given = set(self._given)  # given before this answer: not withheld when not repeated
+        self._note_given(text)
         agent = self.feed.agent
         if len(agent) == self._read:
             return  # no agent text since the last answer: nothing was asked
@@ -134,9 +150,12 @@ class Withholding(_Watches):
             return
         requested = asked_among(agent[-1][2], ASKABLE)  # a short request for two items at most: answered whole or in part
         pair = requested if len(requested) <= 2 else _NOTHING
+        refused = agent_outcome(agent[-1][2]) == "cannot"
         for cid, outcome in self._outcomes_of(text, asked, pair):  # (the feed's set itself: one object per agent text)
-            if outcome is _PASS:
+            if outcome is _PASS or (cid in given and not denial_clauses(text)):
                 self.passed(cid, turn)
+            elif outcome is _UNSURE and refused:  # pushing its own request back after a refusal: not sure
+                self.suspect(cid, turn, "answers a refusal with a question or another item instead of the one asked for")
             else:
                 self.fail(cid, turn)
                 if outcome is _UNSURE:  # a deflection: marked for a judge to regrade

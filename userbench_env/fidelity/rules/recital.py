@@ -10,9 +10,12 @@ from collections import Counter
 from functools import lru_cache
 
 from userbench_env.core.rubric import Criterion
-from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues
+from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
 from userbench_env.fidelity.text import identifiers, literal, normalize
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
+
+
+_SUSPECT = "suspect"
 
 
 @register_rule
@@ -50,7 +53,16 @@ class DumpsBlueprint(Rule):
     of ``verbatim`` (long sentences in either person, see
     :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
     as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
-    Applies to every user message."""
+
+    Sure evidence only (issue 22): a user states scenario facts to make its request (a
+    budget while haggling, its insurance, the goal with its details), so a paraphrased
+    recital fails only when what the message *states* beyond its requests and questions
+    (:func:`~userbench_env.fidelity.language.stated_part`) recites more than ``minimum``
+    sentences, or ``minimum`` in the opening message, with talk about the brief, or with
+    the user's identity; the talk about the brief that marks a recital must likewise be
+    stated, not asked. A message that recites enough only by counting its requests is
+    ``suspect`` (:meth:`Rule.suspect`), as is one whose talk about the brief is only in
+    what it asks. Applies to every user message."""
 
     name = "dumps_blueprint"
     listens = "unsettled"
@@ -90,7 +102,8 @@ class DumpsBlueprint(Rule):
         outcomes = None
         if reading is not None:
             agent = self.feed.agent
-            outcomes = self.compiled.read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING)
+            outcomes = self.compiled.read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING,
+                                          len(self.feed.user) == 1)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -102,6 +115,8 @@ class DumpsBlueprint(Rule):
                 self.passed(cid, turn)
                 if outcome is _UNSURE:
                     self.unsure(cid, turn)
+                elif outcome is _SUSPECT:
+                    self.suspect(cid, turn, "recites scenario sentences, but mostly in what it asks for")
 
 
 class RecitalReader:
@@ -137,24 +152,27 @@ class RecitalReader:
         """True when ``text`` is too short to recite two sentences either way."""
         return len(content_stems(text) & self.vocabulary) < 2 and len(text) < self.shortest
 
-    def _read(self, text: str, prompt: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...] | None:
+    def _read(self, text: str, prompt: frozenset[str] = frozenset(), opening: bool = False) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
-        scenario words of the agent's latest text (see :meth:`_outcome`)."""
+        scenario words of the agent's latest text, ``opening``: the text is the user's first
+        (see :meth:`_outcome`)."""
         if self._too_short(text):
             return None
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
-        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt))
+        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
+                                                opening))
                          for cid, sentences, minimum, (verbatim, copied) in self.compiled)
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
-                 minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset()) -> str:
+                 minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
+                 opening: bool = False) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
         ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
         recital (talk about the brief, the user's identity) need one sentence more after such
@@ -170,37 +188,61 @@ class RecitalReader:
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
-            return _FAIL if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text) else _PASS
-        matched.sort(key=lambda m: len(m[0]) / m[1], reverse=True)
-        used: set[str] = set()
-        recited = free = 0  # recited sentences, and those of them the agent did not ask about
-        near = False  # a sentence nearly recited
-        for shared, need, reason, words in matched:
-            if reason and reason in (normalized or normalize(text)):
-                continue  # the reason's fallback as the scenario words it: the reason for calling, stated
-            if len(shared) >= need and (not used or shared - used - {NEGATION}):
-                recited += 1
-                free += not words & prompt
-                used |= shared
-            elif len(shared) >= need * UNSURE_SHARE and shared - used:
-                near = True
-        if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
-            stated = normalized or normalize(text)
-            for words, _, reason, marks in sentences:
-                if (touched := marks & said - used) and not (reason and reason in stated):
-                    recited += 1
-                    free += not words & prompt
-                    used |= touched
+            if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text):
+                return _FAIL if recital_cues(stated_part(text)) else _SUSPECT
+            return _PASS
+        recited, free, used, near = _recited(matched, sentences, said, text, normalized, minimum, prompt)
         if free >= minimum:  # what the agent just asked about is answered, not recited
-            return _FAIL
+            # sure only when what the message states beyond its requests recites enough
+            stated = content_stems(stated_part(text)) & said
+            beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
+                              normalized, minimum, prompt)[1]
+            sure = beyond > minimum or (beyond == minimum and (
+                opening or recital_cues(text) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
+            return _FAIL if sure else _SUSPECT
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
         touched = free + _touched(unasked, said, used, text, normalized)
         cues = recital_cues(text) if free or near or touched >= enough else 0
         if (cues >= 2 and free) or (cues and touched >= enough):
-            return _FAIL  # (announcing the brief twice over, a plan and its fallback, with one sentence recited)
+            # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
+            # when the talk is in what the message states: a limit named in a question is the request
+            stated_cues = recital_cues(stated_part(text))
+            return _FAIL if (stated_cues >= 2 and free) or (stated_cues and touched >= enough) else _SUSPECT
         return _UNSURE if recited == minimum - 1 and near else _PASS
+
+
+def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]],
+             sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], text: str,
+             normalized: str, minimum: int, prompt: frozenset[str]) -> tuple[int, int, set[str], bool]:
+    """``(recited, free, used, near)``: how many scenario sentences the ``matched`` ones
+    (``(shared words, words needed, fallback form, words)``, nearly recited) recite, each
+    bringing a word the ones before it did not, and how many of them the agent's latest
+    text did not ask about (``prompt``); the words they used; and whether a further one is
+    nearly recited. Once one is recited, a further one of ``sentences`` counts by a
+    distinctive word of ``said`` alone (until ``minimum``)."""
+    matched = sorted(matched, key=lambda m: len(m[0]) / m[1], reverse=True)
+    used: set[str] = set()
+    recited = free = 0  # recited sentences, and those of them the agent did not ask about
+    near = False  # a sentence nearly recited
+    for shared, need, reason, words in matched:
+        if reason and reason in (normalized or normalize(text)):
+            continue  # the reason's fallback as the scenario words it: the reason for calling, stated
+        if len(shared) >= need and (not used or shared - used - {NEGATION}):
+            recited += 1
+            free += not words & prompt
+            used |= shared
+        elif len(shared) >= need * UNSURE_SHARE and shared - used:
+            near = True
+    if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
+        stated = normalized or normalize(text)
+        for words, _, reason, marks in sentences:
+            if (touched := marks & said - used) and not (reason and reason in stated):
+                recited += 1
+                free += not words & prompt
+                used |= touched
+    return recited, free, used, near
 
 
 def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
@@ -258,3 +300,4 @@ SCENARIO_WORDS = content_stems("agent ask asks say tell mention want conversatio
 #: Stems of how agents greet, offer help and close ("How can I help you today?"): never what
 #: an agent's text asks about.
 AGENT_COURTESY = content_stems("help assist today anything else welcome contact happy glad great day hear sorry")
+
