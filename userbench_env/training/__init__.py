@@ -4,6 +4,6 @@ on demonstrations (:mod:`.sft`); an in-process policy that plays episodes exactl
 ``userbench models serve`` + ``userbench eval --agent direct:...`` would (:mod:`.policy`);
 and group-relative policy optimisation on the env's fidelity-gated reward (:mod:`.grpo`).
 
-torch and transformers are imported inside the functions that need them
-(``pip install -e ".[local]"``).
+torch and transformers are imported inside the functions that need them (the ``local``
+extra: :func:`userbench_env.errors.extra_hint` says how to install it).
 """
