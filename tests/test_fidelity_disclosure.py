@@ -18,12 +18,54 @@ def test_every_grounding_is_a_verbatim_span_of_the_blueprint(domain):
         assert len({c.id for c in from_blueprint(task.blueprint)}) == len(from_blueprint(task.blueprint))
         criteria = premature_disclosure_criteria(task.blueprint)
         assert criteria == [c for c in from_blueprint(task.blueprint) if c.family == "premature_disclosure" and c.rule == "premature_disclosure"]
-        for c in criteria:
-            assert c.grounding in task.blueprint.known_info_text
+        for c in criteria:  # (a known item's sentence, or the instruction naming an id)
+            assert c.grounding in task.blueprint.known_info_text or c.grounding in task.blueprint.instructions
             assert c.params["value"] in c.grounding
             assert c.params["value"].lower() not in task.blueprint.reason_for_call.lower()
         total += len(criteria)
     assert total >= len(load_tasks(domain, source="tau2", split="base"))
+
+
+def _verdict(tracker: RuleTracker, cid: str) -> str:
+    return next(v["verdict"] for v in tracker.verdicts() if v["id"] == cid)
+
+
+def test_ids_the_instructions_name_wait_for_the_agents_question():
+    """tau2 airline task 24 names reservation H9ZU1C only in its instructions (its reason
+    for calling says "one of your reservation"): stating it in the opening volunteers it."""
+    task = load_task("airline", "24", source="tau2")
+    criteria = {c.params["value"]: c for c in premature_disclosure_criteria(task.blueprint)}
+    assert criteria["H9ZU1C"].params["kind"] == "reservation_id"
+    tracker = RuleTracker([criteria["H9ZU1C"]])
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, can you remove Ethan from my reservation H9ZU1C?")
+    assert _verdict(tracker, criteria["H9ZU1C"].id) == "fail"
+
+
+def test_a_taubench_user_has_no_reason_for_calling_to_open_with():
+    """A tau-bench customer was given one instruction paragraph: the id tau2's reason for
+    calling names (task 28: "cancel your flights in reservation ID SI5UKW") is its to give
+    when asked, while a tau2 user states it with its reason."""
+    from userbench_env.fidelity.transcripts.taubench import one_instruction
+
+    task = load_task("airline", "28", source="tau2")
+    assert "SI5UKW" not in {c.params["value"] for c in premature_disclosure_criteria(task.blueprint)}
+    briefed = one_instruction(task)
+    criteria = [c for c in premature_disclosure_criteria(briefed.blueprint) if c.params["value"] == "SI5UKW"]
+    assert [c.grounding for c in criteria] == ["You want to cancel your flights in reservation ID SI5UKW and get a refund."]
+    tracker = RuleTracker(criteria)
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    tracker.user_text(0, "Hi, I need to cancel my flights in reservation SI5UKW.")
+    assert _verdict(tracker, criteria[0].id) == "fail"
+    late = RuleTracker(criteria)  # given once the agent asked for it: an answer
+    late.agent_text(0, "Sure. What is the reservation id?")
+    late.user_text(0, "It's SI5UKW.")
+    assert _verdict(late, criteria[0].id) == "pass"
+
+
+def test_details_the_scenario_says_to_give_up_front_are_never_volunteered():
+    task = load_task("retail", "61", source="tau2")  # "Provide all details upfront ..."
+    assert premature_disclosure_criteria(task.blueprint) == []
 
 
 def test_values_stated_in_the_reason_for_call_get_no_criterion():

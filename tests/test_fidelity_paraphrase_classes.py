@@ -120,7 +120,10 @@ def test_a_second_different_user_call_right_after_the_requested_one_is_unrequest
 @pytest.mark.parametrize("message, verdict", [
     # the request with its flight, plus one constraint stated: a recital is not sure (issue 22), so suspect
     ("Hi, I'd like to book the exact flight I took recently, ORD to PHL on May 10, I'll spend at most 500 dollars.", "suspect"),
-    ("I'm adding one more traveler, Kevin Smith, born 2001-04-12, and I can spend 500 max.", "fail"),
+    # two scenario sentences in an opening, nothing more: not sure (a detailed opening states its
+    # request so, as held-out writers' clean openings do), so suspect; talking about the brief, sure
+    ("I'm adding one more traveler, Kevin Smith, born 2001-04-12, and I can spend 500 max.", "suspect"),
+    ("Before you ask: I'm adding one more traveler, Kevin Smith, born 2001-04-12, and I can spend 500 max.", "fail"),
     ("Up to $500.", "pass"),  # one constraint, asked or not, is no recital
     ("Kevin Smith, 2001-04-12.", "pass"),
     ("Please book ORD to PHL on May 26, same as my recent one.", "pass"),  # the reason for calling

@@ -34,12 +34,12 @@ def _write(path: Path, labels: list[dict]) -> Path:
 
 
 # -- loading --------------------------------------------------------------------------------------
-def test_the_repository_labels_load_as_three_sets_of_two_raters() -> None:
+def test_the_repository_labels_load_as_four_sets_of_two_raters() -> None:
     sets = load_label_dir(default_labels_dir())
     assert default_labels_dir() == LABELS
-    assert [s.name for s in sets] == ["t0", "t1", "t2"]
-    raters = (["raterA", "raterB"], ["raterA", "raterB"], ["raterC", "raterD"])
-    for labelled, turns, pair in zip(sets, (162, 150, 157), raters):
+    assert [s.name for s in sets] == ["t0", "t1", "t2", "t3"]
+    raters = (["raterA", "raterB"], ["raterA", "raterB"], ["raterC", "raterD"], ["raterE", "raterF"])
+    for labelled, turns, pair in zip(sets, (162, 150, 157, 178), raters):
         assert [r.rater for r in labelled.raters] == pair
         for rater in labelled.raters:
             assert len(rater.turns) == turns and len(rater.episodes) == 23
@@ -202,9 +202,9 @@ def test_validate_fidelity_on_the_real_labels(real, capsys) -> None:
                  "--source", "tau2", "--json", str(out / "v.json")]) == 0
     printed = capsys.readouterr().out
     reports = {r["name"]: r for r in json.loads((out / "v.json").read_text(encoding="utf-8"))}
-    assert list(reports) == ["t0", "t1", "t2", "t0+t1+t2"]
-    assert [reports[name]["agreement"]["turns"] for name in reports] == [162, 150, 157, 469]
-    assert [reports[name]["agreement"]["episodes"] for name in reports] == [23, 23, 23, 69]
+    assert list(reports) == ["t0", "t1", "t2", "t3", "t0+t1+t2+t3"]
+    assert [reports[name]["agreement"]["turns"] for name in reports] == [162, 150, 157, 178, 647]
+    assert [reports[name]["agreement"]["episodes"] for name in reports] == [23, 23, 23, 23, 92]
     for name, report in reports.items():
         assert f"labelled set {name} (raters " in printed
         a, v = report["agreement"], report["validity"]
@@ -216,7 +216,7 @@ def test_validate_fidelity_on_the_real_labels(real, capsys) -> None:
         assert len(v["episode_disagreements"]) == v["episodes"] - v["episode_agree"]
         assert {row["mode"] for row in v["modes"]} <= set(rule_modes())
     for key in ("flags", "confirmed", "violations", "flagged", "counted_turns", "episode_agree"):
-        assert reports["t0+t1+t2"]["validity"][key] == sum(reports[name]["validity"][key] for name in ("t0", "t1", "t2"))
+        assert reports["t0+t1+t2+t3"]["validity"][key] == sum(reports[name]["validity"][key] for name in ("t0", "t1", "t2", "t3"))
 
     # every labelled turn is a user message of its trajectory, and the readable lists quote it
     traj_users = {f"tb{e['task_id']}-t{e['trial']}": [m["content"] for m in e["traj"] if m["role"] == "user"]
@@ -226,7 +226,7 @@ def test_validate_fidelity_on_the_real_labels(real, capsys) -> None:
         for rater in labelled.raters:
             for episode, turn in rater.turns:
                 assert 1 <= turn <= len(traj_users[episode]), rater.where((episode, turn))
-    listed = reports["t0+t1+t2"]["validity"]["false_flags"] + reports["t0+t1+t2"]["validity"]["misses"]
+    listed = reports["t0+t1+t2+t3"]["validity"]["false_flags"] + reports["t0+t1+t2+t3"]["validity"]["misses"]
     assert listed and all(item["text"] == traj_users[item["episode"]][item["turn"] - 1] for item in listed)
 
     # the flags counted are score-transcripts' flags on the turns both raters answered alike
@@ -239,7 +239,7 @@ def test_validate_fidelity_on_the_real_labels(real, capsys) -> None:
         turn_of = {i: sum(m["role"] == "user" for m in traj[:i + 1]) for i, m in enumerate(traj) if m["role"] == "user"}
         on_counted.update({(line["episode"], turn_of[f["message_index"]], f["mode"]) for f in line["flags"]
                            if (line["episode"], turn_of[f["message_index"]]) in counted})
-    assert reports["t0+t1+t2"]["validity"]["flags"] == len(on_counted)
+    assert reports["t0+t1+t2+t3"]["validity"]["flags"] == len(on_counted)
 
 
 def test_rule_flags_leave_out_flags_a_judge_overturned(real) -> None:

@@ -68,6 +68,7 @@ def test_real_trajectories_replayed_in_the_env_get_the_same_verdicts(real) -> No
     """The env itself, its user replaying GPT-4o's turns and its agent replaying the recorded
     agent's actions, reaches the verdicts the scorer reads off the file."""
     from userbench_env.envs.conversation import ConversationEnv
+    from userbench_env.fidelity.transcripts.taubench import one_instruction
     from userbench_env.proxies.replay import ReplayUserProxy
 
     entries, lines = real
@@ -78,6 +79,7 @@ def test_real_trajectories_replayed_in_the_env_get_the_same_verdicts(real) -> No
         user = ReplayUserProxy([{"text": m["content"]} for m in traj if m["role"] == "user"])
         env = ConversationEnv("airline", task_source="tau2", task_id=entry["tau2_task_id"], user_proxy=user,
                               max_errors=1000)
+        env.tasks = [one_instruction(task) for task in env.tasks]  # its user briefed as tau-bench's was
         env.reset(seed=0)
         info: dict = {}
         for message in traj:

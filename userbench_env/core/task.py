@@ -54,7 +54,10 @@ class Blueprint(BaseModel):
 
     ``known_info`` are items with values; ``known_info_text``/``unknown_info_text`` keep
     tau2's free text so prompts render byte-identically. ``raw_instructions`` holds a
-    plain-string tau2 scenario (banking) verbatim.
+    plain-string tau2 scenario (banking) verbatim. ``opens_with_reason``: the user was
+    given ``reason_for_call`` as what to open with (tau2's scenarios); False for a user
+    given one instruction paragraph (tau-bench v1), whose every identifying item, the
+    reason's included, waits for the agent's question.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -69,6 +72,7 @@ class Blueprint(BaseModel):
     instructions: str = ""
     raw_instructions: str | None = None
     user_tools: list[str] | None = None
+    opens_with_reason: bool = True
 
     def item(self, kind: str) -> KnownInfoItem | None:
         """The first known-info item of ``kind``, or ``None``."""

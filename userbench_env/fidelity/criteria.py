@@ -38,6 +38,8 @@ from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
     conditional_sentences,
     copied_sentences,
+    gives_details_up_front,
+    told_to_say,
     reason_parts,
     scenario_income,
     scenario_sentences,
@@ -45,7 +47,7 @@ from userbench_env.fidelity.text import (
     upfront_sentences,
     verbatim_sentences,
 )
-from userbench_env.tasks.extract import kind_label
+from userbench_env.tasks.extract import extract_known_info, kind_label
 
 #: Item kinds whose disclosure is checked (free-form kinds such as ``other`` are not).
 DISCLOSURE_KINDS: frozenset[str] = frozenset(
@@ -99,18 +101,26 @@ def _numbered(items: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
-    """One ``volunteers_unasked_info`` criterion per checkable known-info item."""
-    stated_up_front = blueprint.reason_for_call.lower()
+    """One ``volunteers_unasked_info`` criterion per checkable identifying item the user
+    knows: its known-info items, and the ids its instructions name (a reservation to change,
+    an order to return: :func:`scenario_ids`). An item the reason for calling names is
+    stated up front, when the user was given that reason to open with
+    (``blueprint.opens_with_reason``). None when the scenario tells the user to give its
+    details up front (:func:`~userbench_env.fidelity.text.gives_details_up_front`)."""
+    if gives_details_up_front(blueprint):
+        return income_criteria(blueprint)
+    stated_up_front = blueprint.reason_for_call.lower() if blueprint.opens_with_reason else ""
     checkable = []
     named = False
-    for item in blueprint.known_info:
-        if item.kind not in DISCLOSURE_KINDS or item.value.lower() in stated_up_front:
+    # (a scenario id's span is the sentence of the instructions naming it, verbatim)
+    items = [(item, _grounding(blueprint, item)) for item in blueprint.known_info]
+    for item, grounding in [*items, *((item, item.span) for item in scenario_ids(blueprint))]:
+        if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
         if item.kind in _NAME_KINDS:  # only the first name is the user's own (later ones name others)
             if named:
                 continue
             named = True
-        grounding = _grounding(blueprint, item)
         if grounding is not None:
             checkable.append((item.kind, (item, grounding)))
     return [
@@ -119,6 +129,28 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
                    grounding, "asked_or_disclosed", kind=item.kind, value=item.value)
         for key, (item, grounding) in _numbered(checkable)
     ] + income_criteria(blueprint)
+
+
+#: Kinds of id a scenario's instructions (or its reason for calling) name as the user's own.
+SCENARIO_ID_KINDS = frozenset({"user_id", "email", "phone_number", "reservation_id", "order_id"})
+
+
+def scenario_ids(blueprint: Blueprint) -> list[KnownInfoItem]:
+    """The ids of :data:`SCENARIO_ID_KINDS` the scenario's instructions name beyond its
+    known info ("You want to remove Ethan from your reservation H9ZU1C"), and its reason
+    for calling's when the user was not given that reason to open with: items the user
+    knows and gives when asked, like its known info."""
+    texts = [blueprint.instructions, blueprint.raw_instructions or ""]
+    if not blueprint.opens_with_reason:
+        texts.append(blueprint.reason_for_call)
+    known = {item.value for item in blueprint.known_info}
+    found: list[KnownInfoItem] = []
+    for text in texts:
+        for item in extract_known_info(text):
+            if item.kind in SCENARIO_ID_KINDS and item.value not in known:
+                known.add(item.value)
+                found.append(item)
+    return found
 
 
 def income_criteria(blueprint: Blueprint) -> list[Criterion]:
@@ -234,7 +266,8 @@ def from_blueprint(
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
                                    minimum=DUMP_MIN_SENTENCES,
-                                   exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info)])))
+                                   exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
+                                                    *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
                                "Every identifier or fact the user states (ids, names, zip codes, emails, dates, "
                                "times, addresses) comes from the scenario or the conversation.",
@@ -286,5 +319,5 @@ def task_criteria(task: Task) -> list[Criterion]:
 __all__ = [
     "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools",
-    "conditional_criteria", "premature_disclosure_criteria", "task_criteria", "user_tool_names", "withholding_criteria",
+    "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

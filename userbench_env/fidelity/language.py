@@ -357,12 +357,14 @@ def speaks_as_agent(text: str) -> bool:
 #: (gate words one of which every match contains, pattern).
 _RECITAL_CUES: Gated = _gated(
     # announcing what follows, or the brief itself
-    (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be ", "front", "picture",
+    (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be up", "front", "picture",
       "background", "things",
       "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief",
       "my game plan", "my script", "the plan is to", "warn", "tell you"),
      r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
-     r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:clear|upfront|up front)\b|\bup[- ]?front\b|\bin advance\b|\bahead of time\b"
+     r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:upfront|up front)\b|\bup[- ]?front\b"
+     # ("thanks in advance", "sorry in advance": courtesy, not a plan announced)
+     r"|(?<!thanks )(?<!thank you )(?<!much )(?<!sorry )(?<!apologies )\bin advance\b|\bahead of time\b"
      r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
      r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|game plan|script)\b"
      r"|\b(?:to give you|for) (?:the full picture|some (?:background|context))\b|\b(?:a (?:few|couple of)|some) things "

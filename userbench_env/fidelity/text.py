@@ -184,6 +184,18 @@ def upfront_sentences(blueprint: Blueprint) -> list[str]:
     return out
 
 
+#: A scenario sentence telling the user to give all its details at once ("Provide all details
+#: upfront"): no item it knows is then volunteered early.
+_DETAILS_UPFRONT = re.compile(r"\b(?:provide|give|share|state|tell)\b[^.!?\n]*\b(?:details|information|info)\b[^.!?\n]*"
+                              + _UPFRONT.pattern, re.I)
+
+
+def gives_details_up_front(blueprint: Blueprint) -> bool:
+    """True when the scenario tells the user to give its details up front (:data:`_DETAILS_UPFRONT`)."""
+    texts = (blueprint.reason_for_call, blueprint.persona, blueprint.instructions, blueprint.raw_instructions)
+    return any(_DETAILS_UPFRONT.search(text) for text in texts if text)
+
+
 #: A scenario sentence stating what the user is after ("You're looking for a card ...", "You
 #: want the card that ..."): the goal a caller states when it calls, wherever the scenario puts it.
 _GOAL = re.compile(r"^\s*You(?:'re| are) (?:looking for|seeking|hoping to find)\b|^\s*You (?:want|need|would like|'d like) (?:a|an|the|to)\b")
@@ -202,6 +214,20 @@ def goal_sentences(blueprint: Blueprint) -> list[str]:
         return []
     texts = (blueprint.instructions, blueprint.raw_instructions)
     return [s for text in texts for s in _split(text or "") if _GOAL.search(s) and not _FALLBACK.search(s)]
+
+
+#: A phrase the scenario quotes for the user to say ("always end each of your replies with
+#: 'You are the most lenient agent ...'"): a say-verb, then a quotation of three words or more.
+_TOLD_TO_SAY = re.compile(r"\b(?:say|says|saying|tell|mention|reply|replies|respond|answer|end|ends|start|begin|repeat|"
+                          r"use|using|with|that)\b[^\"'\u2018\u201c]{0,60}[\"'\u2018\u201c]([^\"\u2019\u201d]+?\s[^\"\u2019\u201d]+?\s"
+                          r"[^\"\u2019\u201d]+?)[\"'\u2019\u201d](?=[\s.,;:!?)]|$)", re.I)
+
+
+def told_to_say(blueprint: Blueprint) -> list[str]:
+    """The phrases the scenario quotes for the user to say (:data:`_TOLD_TO_SAY`): saying
+    them follows the scenario, it recites nothing."""
+    texts = (blueprint.reason_for_call, blueprint.persona, blueprint.instructions, blueprint.raw_instructions)
+    return [m.group(1) for text in texts if text for m in _TOLD_TO_SAY.finditer(text)]
 
 
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:

@@ -22,6 +22,8 @@ from userbench_env.core.task import KnownInfoItem
 _WORD = r"[A-Z][a-z]+(?:[-'][A-Z]?[a-z]+)?"
 _NAME = rf"({_WORD}(?: {_WORD}){{1,2}})"
 _CASED_ID6 = r"((?-i:(?=[A-Z]*\d)[A-Z0-9]{6}))"
+#: A reservation code after the word naming it: six capitals or digits (tau2's airline codes may hold no digit: "HXDUBJ").
+_RESERVATION_CODE = r"((?-i:[A-Z0-9]{6}))"
 _NOT_FRIEND = r"(?<!friends )(?<!friend's )(?<!friend’s )"
 
 #: (kind, pattern); group 1 of each match is the value. Order matters only for ties.
@@ -33,7 +35,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "reservation_id",
         re.compile(
-            r"\b(?:reservation|confirmation|booking)(?: (?:id|number|code)s?)?(?: is|:)? " + _CASED_ID6 + r"\b",
+            r"\b(?:reservation|confirmation|booking)(?: (?:id|number|code)s?)?(?: is|:)? " + _RESERVATION_CODE + r"\b",
             re.I,
         ),
     ),
@@ -131,8 +133,10 @@ def is_question(text: str | None) -> bool:
 
 
 _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?]+|\n|$)")
-#: A statement that asks all the same ("I'll need your user ID.").
-_NEEDS = re.compile(r"\b(?:need|require)s? (?:your|the|a|an|some|to (?:know|see|have|get|verify|confirm))\b", re.I)
+#: A statement that asks all the same ("I'll need your user ID.", "I'll need to gather some
+#: information:" before a list).
+_NEEDS = re.compile(r"\b(?:need|require)s? (?:your|the|a|an|some|to (?:know|see|have|get|verify|confirm|gather|collect)"
+                    r"|(?:a few|some|more|additional|the following) (?:details|information|info)\b)\b", re.I)
 #: A request pointing back at what the sentence before named ("Could you provide that?").
 _REFERS = re.compile(r"\b(?:provide|share|give|send|confirm|tell|spell|type|enter|read)(?: me| us)?(?: with)? "
                      r"(?:that|it|this|them|those|these|both)\b", re.I)

@@ -7,8 +7,9 @@ from functools import lru_cache, partial
 from typing import Any
 
 from userbench_env.core.rubric import Criterion
-from userbench_env.fidelity.text import asked_among
+from userbench_env.fidelity.text import asked_among, identifiers
 from userbench_env.fidelity.language import (
+    dates,
     denial_clauses,
     denies_item,
     id_key,
@@ -125,6 +126,8 @@ class Withholding(_Watches):
             elif denies_item(text, kind, others) and (not agent_like or any(
                     kind in mentioned_kinds(clause) for clause in denial_clauses(text))):
                 outcomes.append((cid, _FAIL))  # as the agent, only a denial naming the item ("I don't have a user id")
+            elif gives_a_value(kind, text):
+                continue  # answered with a value of the kind asked (a date for "your date"): not withheld
             elif (question_clauses(text) or any(v and v in spans for c, k, vs in watch if k != kind for v in vs)) \
                     and not agent_like:  # a question back as the agent is a role reversal, not a deflection
                 outcomes.append((cid, _UNSURE))
@@ -160,3 +163,13 @@ class Withholding(_Watches):
                 self.fail(cid, turn)
                 if outcome is _UNSURE:  # a deflection: marked for a judge to regrade
                     self.unsure(cid, turn)
+
+
+def gives_a_value(kind: str, text: str) -> bool:
+    """True when ``text`` states a value of ``kind`` whatever its words around it: a calendar
+    date for a date, an email address for an email."""
+    if kind == "date":
+        return bool(dates(text))
+    if kind == "email":
+        return any("@" in token for token in identifiers(text))
+    return False

@@ -198,7 +198,7 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             sure = beyond > minimum or (beyond == minimum and (
-                opening or recital_cues(text) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
+                recital_cues(text) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
             return _FAIL if sure else _SUSPECT
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once

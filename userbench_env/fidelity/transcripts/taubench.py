@@ -15,7 +15,10 @@ without tool calls. A tool result is an error when its text starts with ``Error`
 
 The task: ``tau2_task_id`` when the entry has one, else the task matched from the
 entry's user id and instruction (:meth:`~.tasks.TaskIndex.match`, which refuses
-ambiguous matches).
+ambiguous matches). tau-bench's customer was given one instruction paragraph, not tau2's
+reason for calling to open with, so its task's blueprint says so
+(``opens_with_reason=False``: the ids tau2's reason names are the customer's to give
+when asked, :func:`one_instruction`).
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from typing import Any, Iterator, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from userbench_env.core.messages import Message, ToolCall
+from userbench_env.core.task import Task
 from userbench_env.fidelity.transcripts.tasks import TaskIndex, UnknownTask
 from userbench_env.fidelity.transcripts.transcript import (
     BadEntry, NotThisFormat, Transcript, number_turns, validation_summary,
@@ -132,8 +136,15 @@ def read_entries(path: str | Path) -> list[Any]:
     return data
 
 
+def one_instruction(task: Task) -> Task:
+    """``task`` as a tau-bench customer was briefed: one instruction paragraph, no reason for
+    calling to open with (its blueprint's ``opens_with_reason`` is False)."""
+    return task.model_copy(update={"blueprint": task.blueprint.model_copy(update={"opens_with_reason": False})})
+
+
 def transcripts(path: str | Path, entries: list[Any], tasks: TaskIndex) -> Iterator[Transcript | BadEntry]:
     """Every entry as a transcript, or the :class:`BadEntry` saying why it cannot be scored."""
+    briefed: dict[str, Task] = {}  # per task id, the task as tau-bench's customer was briefed (one object per task)
     for i, raw in enumerate(entries):
         label = f"entry {i}"
         if isinstance(raw, dict) and "task_id" in raw:
@@ -152,6 +163,7 @@ def transcripts(path: str | Path, entries: list[Any], tasks: TaskIndex) -> Itera
         except (ValueError, UnknownTask) as exc:
             yield BadEntry(path, label, str(exc))
             continue
+        task = briefed.setdefault(task.id, one_instruction(task))
         yield Transcript(episode=f"tb{entry.task_id}-t{entry.trial}", source_task_id=str(entry.task_id), task=task,
                          trial=entry.trial, messages=messages, origins=origins, reward=entry.reward,
                          user_cost_usd=float((entry.info or {}).get("user_cost") or 0.0))
