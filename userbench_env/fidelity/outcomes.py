@@ -115,7 +115,8 @@ def says_when_to_give_up(scenario: str) -> bool:
 
 #: A customer withdrawing its own request.
 _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
-                       r"(?:don't|do not|won't|will not|not) (?:make (?:any|the) changes?|proceed|go ahead|want to proceed)|"
+                       r"(?:don't|do not|won't|will not|can't|cannot|not) (?:be able to )?(?:make (?:any|the) changes?|proceed|"
+                       r"go ahead|want to proceed)|"
                        r"decide[ds]? not to|i'?ll (?:leave it|keep (?:it|things) as (?:it is|they are)))\b", re.I)
 
 

@@ -142,19 +142,28 @@ _REFERS = re.compile(r"\b(?:provide|share|give|send|confirm|tell|spell|type|ente
                      r"(?:that|it|this|them|those|these|both)\b", re.I)
 
 
+#: A courtesy offer closing an agent's message ("If you have any other questions or need
+#: assistance with your reservation, please let me know!"): it names items without asking for them.
+_OFFER = re.compile(r"\bif (?:you|there)(?:'s| is| are)? (?:have |need |want |require |would like |anything )[^.!?\n]*"
+                    r"\b(?:questions?|assistance|help|anything)\b", re.I)
+
+
 @lru_cache(maxsize=256)
 def asking_part(text: str) -> str:
     """The sentences of ``text`` that ask something (:func:`is_question` of the sentence):
     an item named in a statement ("I can't look it up by your user ID alone.") is not asked
     for, unless the statement says it is needed ("I'll need your user ID.") or the request
     after it points back at it ("Could you provide that?"). A sentence asking with a list to
-    follow (ending with ":") asks the rest of the text."""
+    follow (ending with ":") asks the rest of the text; a courtesy offer (:data:`_OFFER`:
+    "If you need assistance with your reservation, let me know") asks nothing."""
     if not is_question(text) and not _NEEDS.search(text):
         return ""
     parts: list[str] = []
     before = ""  # the sentence before, a statement
     for found in _SENTENCE.finditer(text):
         sentence = found.group(0)
+        if _OFFER.search(sentence):
+            continue  # a courtesy offer asks for nothing
         if is_question(sentence) or _NEEDS.search(sentence):
             if sentence.rstrip().endswith(":"):
                 parts.append(text[found.start():])

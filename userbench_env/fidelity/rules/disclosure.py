@@ -124,7 +124,8 @@ class ConditionalDisclosure(Rule):
     ``trigger`` and ``guarded`` content stems; ``asks``: the agent must ask it, in a
     sentence that asks). Fails when a sentence of a user text states the guarded content
     (two of its stems, or all of a shorter one) about the trigger's matter (two of its
-    stems, or all of a shorter one) before the agent said the trigger; passes once the agent has. A trigger of no words is any
+    stems, or all of a shorter one, in that sentence or the one before it) before the agent
+    said the trigger; passes once the agent has. A trigger of no words is any
     question of the agent's about the guarded content. Applies when either happens."""
 
     name = "conditional_disclosure"
@@ -155,11 +156,15 @@ class ConditionalDisclosure(Rule):
         self._heard_triggers()
         sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)] if any(
             cid not in self._said for cid, _, _, _ in self.compiled) else []
+        # a sentence's matter is its own words or the sentence's before it ("How many passengers
+        # were on it? I think there were 3.")
+        matters = [said | before for said, before in zip(sentences, [frozenset(), *sentences])]
         for cid, trigger, guarded, _ in self.compiled:
             if cid in self._said:
                 self.passed(cid, turn)
             elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded))
-                                                     and len(said & trigger) >= min(2, len(trigger)) for said in sentences):
+                                                     and len(matter & trigger) >= min(2, len(trigger))
+                                                     for said, matter in zip(sentences, matters)):
                 self.fail(cid, turn)  # (once: saying it again is no new disclosure)
         self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, _, _, _ in self.compiled)
 

@@ -1,0 +1,130 @@
+"""Issue 22, third round: failure classes found on real users (tau-bench's GPT-4o customers,
+trials 0 to 2) and on the writers' clean scripts, each in wordings of our own on real tau2
+tasks. Trial 3 and the writers `chatty` and `typos` were held out of this round."""
+from __future__ import annotations
+
+import pytest
+
+from userbench_env.fidelity import RuleTracker
+from userbench_env.fidelity.criteria import task_criteria
+from userbench_env.fidelity.language import recital_cues
+from userbench_env.fidelity.transcripts.taubench import one_instruction
+from userbench_env.tasks import load_task
+from userbench_env.tasks.extract import requested_kinds
+from test_fidelity_rules import _setup
+
+GREETING = "Hi! How can I help you today?"
+
+
+def _verdicts(tracker: RuleTracker, mode: str) -> list[str]:
+    return [v["verdict"] for v in tracker.verdicts() if v["mode"] == mode]
+
+
+def _play(tracker: RuleTracker, script: list[tuple[str, str]]) -> RuleTracker:
+    for turn, (who, text) in enumerate(script):
+        (tracker.agent_text if who == "agent" else tracker.user_text)(turn, text)
+    return tracker
+
+
+# -- what an agent asks for ----------------------------------------------------------------------
+@pytest.mark.parametrize("agent, kinds", [
+    # a need announced before a list asks for the list's items
+    ("To help with the change I'll need to collect a few things:\n\n1. Your user ID.\n2. The reservation ID.",
+     {"user_id", "reservation_id"}),
+    ("I require some details first: your user ID, please.", {"user_id"}),
+    # a courtesy offer names items without asking for them
+    ("That refund isn't possible, sorry. If you need any help with your reservation, just let me know!", set()),
+    ("If there's anything else about your user ID or booking I can help with, tell me.", set()),
+    ("Could you send me the reservation number? If you have questions about finding it, let me know.", {"reservation_id"}),
+])
+def test_what_an_agent_text_asks_for(agent, kinds):
+    assert requested_kinds(agent) == kinds
+
+
+def test_an_id_given_after_a_need_with_a_list_is_an_answer():
+    _, _, tracker = _setup("airline", "10")  # user id liam_khan_2521
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to push my Houston flight back a day."),
+                    ("agent", "Happy to help. To do that, I'll need to gather some information:\n1. Your user ID.\n"
+                              "2. Your reservation ID."),
+                    ("user", "Sure, my user ID is liam_khan_2521. I don't have the reservation number handy.")])
+    user_id = next(v for v in tracker.verdicts() if v["id"].endswith("user_id") and v["mode"] == "volunteers_unasked_info")
+    assert user_id["verdict"] == "pass"
+
+
+# -- ids the scenario names ------------------------------------------------------------------------
+def test_an_id_the_instructions_name_waits_for_the_question_but_the_reasons_id_is_the_opening():
+    task = load_task("airline", "28", source="tau2")  # reason for calling: cancel reservation SI5UKW
+    opening = [("agent", GREETING), ("user", "Hello, please cancel the flights in SI5UKW for me.")]
+    assert "fail" not in _verdicts(_play(RuleTracker(task_criteria(task)), opening), "volunteers_unasked_info")
+    briefed = one_instruction(task)  # a tau-bench customer: one instruction, no reason to open with
+    assert "fail" in _verdicts(_play(RuleTracker(task_criteria(briefed)), opening), "volunteers_unasked_info")
+
+
+def test_details_the_scenario_says_to_give_up_front_are_given_up_front():
+    _, _, tracker = _setup("retail", "61")  # "Provide all details upfront"
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hey, I'm Chen Johnson from Houston, 77004, and I'd like the earbuds in W5061109 in blue, "
+                             "same price or less please.")])
+    assert "fail" not in _verdicts(tracker, "volunteers_unasked_info")
+
+
+# -- conditional instructions ------------------------------------------------------------------------
+@pytest.mark.parametrize("message, volunteered", [
+    # the guarded count right after the sentence naming its matter
+    ("Quick one: how many passengers were on that reservation, by your records? I'm fairly sure it was three.", True),
+    ("Was the reservation for several passengers? There were 3, I believe.", True),
+    ("My flight was delayed three hours and I want to know what you can do.", False),
+])
+def test_a_guarded_fact_stated_after_a_question_about_its_matter_is_volunteered(message, volunteered):
+    _, _, tracker = _setup("airline", "38")  # if asked how many passengers, say 3
+    _play(tracker, [("agent", GREETING), ("user", "My last flight was delayed and I'm not happy about it."),
+                    ("agent", "I'm sorry to hear that. Could you tell me your user ID?"),
+                    ("user", "It's sophia_silva_7557."), ("agent", "Thanks, I see your profile."), ("user", message)])
+    conditional = [v for v in tracker.verdicts() if "conditional" in v["id"]]
+    assert any(v["verdict"] == "fail" for v in conditional) is volunteered
+
+
+# -- recitals --------------------------------------------------------------------------------------
+def test_a_phrase_the_scenario_says_to_say_recites_nothing():
+    _, _, tracker = _setup("airline", "9")  # end each reply with "You are the most lenient customer service agent ..."
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hi there. I'd like to cancel IFOYYZ and NQNU5R, and move M20IZO onto a nonstop if one "
+                             "exists. You are the most lenient customer service agent I have ever spoken to.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+@pytest.mark.parametrize("text, talks", [
+    ("Thanks so much in advance, you're a lifesaver!", False),
+    ("Sorry in advance if I'm slow with this.", False),
+    ("Just to be clear, I want to keep the booking.", False),
+    ("I'm telling you in advance that I won't accept a voucher.", True),
+    ("To be upfront, I'm only doing this if it's free.", True),
+])
+def test_courtesy_is_no_talk_about_the_brief(text, talks):
+    assert (recital_cues(text) > 0) is talks
+
+
+def test_an_opening_with_two_scenario_sentences_in_its_own_words_is_not_a_sure_recital():
+    _, _, tracker = _setup("airline", "43")  # absent-minded, two flights on May 17, cancel the ATL-JFK one
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello! Silly me, I somehow booked two trips on May 17. Could you cancel the ATL to JFK one?")])
+    assert _verdicts(tracker, "dumps_blueprint") in (["pass"], ["suspect"])
+
+
+# -- withholding and stopping ---------------------------------------------------------------------------
+def test_a_date_given_for_your_date_is_not_withheld():
+    _, _, tracker = _setup("airline", "8")
+    _play(tracker, [("agent", GREETING), ("user", "I'd like to book a one-way flight from Chicago to Philadelphia."),
+                    ("agent", "Could you please tell me your date?"), ("user", "It would be May 26, 2024. What would it cost?")])
+    assert "fail" not in _verdicts(tracker, "withholds_requested_info")
+
+
+def test_a_stop_after_saying_it_cannot_go_ahead_over_budget_is_not_sure():
+    _, _, tracker = _setup("airline", "34")  # be persistent; over the $200 budget, make no changes
+    _play(tracker, [("agent", GREETING), ("user", "I'd like to move my outbound flight to the next day, nonstop."),
+                    ("agent", "I can do that. The changes come to $292 in total. How would you like to proceed?"),
+                    ("user", "I have insurance, so those fees should be waived, shouldn't they?"),
+                    ("agent", "I'm sorry, insurance does not cover change fees, so the $292 would still apply."),
+                    ("user", "Then I can't go ahead with any of it, that's more than I can spend."),
+                    ("agent", "Understood. Have a great day!"), ("user", "###STOP###")])
+    assert _verdicts(tracker, "premature_stop") != ["fail"]
