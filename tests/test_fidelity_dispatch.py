@@ -1,10 +1,10 @@
-"""How the rule tracker hands user texts to its rules: one memoized analysis per text, and
-rules skipped when nothing they could decide is at stake (``Rule.read``, ``Rule.listens``).
+"""How the rule tracker hands user texts to its rules: every rule hears every user text
+with its reading of it, except a cued rule (``Rule.cued``) whose reading is None.
 
-Skipping is an optimisation only: replayed over the hand-written corpus, a tracker whose
-rules hear every text they can hear gives the same violations and verdicts, and a text the
-invented-information check skips as grounded in the scenario is never invented in the
-episode it is said in."""
+A reading of None must mean that nothing is at stake: replayed over the hand-written
+corpus, cued rules handed every text anyway give the same violations and verdicts, a text
+the invented-information check reads as grounded in the scenario is never invented in the
+episode it is said in, and one the recital check reads as quiet recites nothing."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from userbench_env.fidelity.corpus import _env, load_corpus, replay_case
-from userbench_env.fidelity.rules import DumpsBlueprint, InventedInformation, Memo, RuleTracker, statement
+from userbench_env.fidelity.rules import DumpsBlueprint, InventedInformation, RuleTracker, statement
 
 CORPUS = Path(__file__).resolve().parent / "fidelity_corpus"
 
@@ -33,37 +33,27 @@ def cases(tau2_data: Path) -> list[Any]:
     return load_corpus(CORPUS)[::2]
 
 
-def test_memo_computes_once_and_stays_bounded() -> None:
-    calls: list[str] = []
-    memo: Memo[int] = Memo(lambda key: calls.append(key) or len(key), size=2)
-    assert [memo["ab"], memo["ab"], memo["abc"]] == [2, 2, 3]
-    assert calls == ["ab", "abc"]
-    assert memo["abcd"] == 4 and len(memo) == 1  # full: emptied before the new entry
-    assert memo["ab"] == 2 and calls == ["ab", "abc", "abcd", "ab"]
+def test_every_rule_hears_every_user_text_but_a_cued_rule_only_its_cues(tau2_data: Path) -> None:
+    from userbench_env.fidelity.criteria import task_criteria
+    from userbench_env.tasks import load_task
 
-
-def _keep_awake(monkeypatch: pytest.MonkeyPatch, awake: Any) -> None:
-    """Make every tracker hand every user text to the rules for which ``awake(rule class)`` holds."""
-    original = RuleTracker.__init__
-
-    def init(self: RuleTracker, criteria: Any) -> None:
-        original(self, criteria)
-        self._awake |= sum(1 << i for i, (cls, _, _) in enumerate(self._plan.groups) if awake(cls))
-        self._unsettled = []
-
-    monkeypatch.setattr(RuleTracker, "__init__", init)
-
-
-def test_sleeping_and_waking_rules_change_no_verdict(cases: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rules put to sleep once settled, or woken only by a request or a user call, decide
-    exactly what they decide when they hear every text."""
-    dispatched = _replayed(cases)
-    _keep_awake(monkeypatch, lambda cls: cls.listens != "cued")
-    heard_all = _replayed(cases)
-    assert all(result["error"] is None for result, _ in dispatched + heard_all)  # (a rule raising ends a replay)
-    assert sum(len(result["events"]) for result, _ in dispatched) > 100  # the corpus does exercise the rules
-    for case, (result, verdicts), (expected, expected_verdicts) in zip(cases, dispatched, heard_all):
-        assert (result, verdicts) == (expected, expected_verdicts), case.id
+    tracker = RuleTracker(task_criteria(load_task("airline", "8", source="tau2")))
+    heard: list[tuple[str, Any]] = []
+    for rule in tracker.rules:
+        original = rule.user_text
+        rule.user_text = lambda turn, text, reading, _name=rule.name, _original=original: (
+            heard.append((_name, reading)), _original(turn, text, reading))
+    texts = ["Hi, I want to book the same flight as last time.", "Thanks! ###STOP###"]
+    tracker.agent_text(0, "Hi! How can I help you today?")
+    for turn, text in enumerate(texts):
+        tracker.user_text(turn, text)
+    for rule in tracker.rules:
+        readings = [reading for name, reading in heard if name == rule.name]
+        if rule.cued:
+            assert None not in readings and len(readings) <= len(texts), rule.name
+        else:
+            assert len(readings) == len(texts), rule.name
+    assert [name for name, _ in heard if name == "premature_stop"] == ["premature_stop"]  # cued by the stop only
 
 
 def test_texts_skipped_as_grounded_are_never_invented(cases: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,7 +71,6 @@ def test_texts_skipped_as_grounded_are_never_invented(cases: list[Any], monkeypa
         user_text(self, turn, text, said)
 
     monkeypatch.setattr(InventedInformation, "user_text", checking)
-    _keep_awake(monkeypatch, lambda cls: cls is InventedInformation)  # hear every text, skipped ones included
     assert all(replay_case(case).error is None for case in cases)
     assert invented == [] and len(checked) > 50
 
@@ -100,6 +89,5 @@ def test_texts_skipped_as_quiet_recite_nothing(cases: list[Any], monkeypatch: py
         user_text(self, turn, text, reading)
 
     monkeypatch.setattr(DumpsBlueprint, "user_text", checking)
-    _keep_awake(monkeypatch, lambda cls: cls is DumpsBlueprint)
     assert all(replay_case(case).error is None for case in cases)
     assert recited == [] and len(checked) > 200

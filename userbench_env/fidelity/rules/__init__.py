@@ -8,14 +8,11 @@ user text to the rules: a rule reads the part of the feed it has not read yet wh
 user text needs it (most user texts need none of it). Rules keep O(criteria) state and
 do a few substring/regex tests per user text (microseconds).
 
-A user text is analysed once for all rules: each rule's reading of it (:meth:`Rule.read`,
-a pure function of the text and the task's compiled data: its recitals, its stated ids,
-whether it speaks as the agent, ...) is computed by the task's :class:`RulePlan`, memoized
-per text, and handed to the rule with the text. A reading of None says the text holds
-nothing the rule acts on (its cues are absent): a rule that has nothing left to decide
-but what such cues bring (see :attr:`Rule.listens`) is then not called at all, so a
-settled episode's user text costs one memo lookup and the few rules that still read the
-feed.
+Each user text goes to every rule with the rule's reading of it (:meth:`Rule.read`, a
+pure function of the text and the task's compiled data: its recitals, its stated ids,
+whether it speaks as the agent, ...). A reading of None says the text holds nothing the
+rule acts on; a rule that decides only from such cues (:attr:`Rule.cued`) is then not
+called.
 
 A rule that reads calls hears of each one as it is made (:meth:`Rule.call_made`).
 
@@ -37,7 +34,7 @@ mutable state. Envs cache the plan per task (:func:`compile_rules`).
 To add a rule: subclass :class:`Rule`, set ``name``, implement ``user_text`` (calling
 :meth:`Rule.fail` and :meth:`Rule.passed`, or :meth:`Rule.settle_all`; ``compile`` for
 per-task data, ``start`` for per-episode state, ``first_request`` for what requests decide,
-``read`` and ``listens`` to be skipped on texts that cannot concern it), decorate with
+``read`` and ``cued`` to be skipped on texts that cannot concern it), decorate with
 :func:`register_rule`. Criteria naming an unregistered rule are reported
 ``pending``.
 
@@ -52,11 +49,11 @@ from userbench_env.fidelity.rules.invented import Heard, InventedInformation, St
 from userbench_env.fidelity.rules.actions import DeviceState, SkippedAction, UnexecutedAction, UnrequestedAction
 from userbench_env.fidelity.rules.goal import BreaksCharacter, PrematureStop, UnpromptedTransfer
 from userbench_env.fidelity.rules.missed import Withholding
-from userbench_env.fidelity.rules.tracker import CHECK_LIMIT, Memo, RulePlan, RuleTracker, checked_text, compile_rules
+from userbench_env.fidelity.rules.tracker import CHECK_LIMIT, RulePlan, RuleTracker, checked_text, compile_rules
 
 __all__ = [
     "CHECK_LIMIT", "RULES", "STOP_TOKEN", "TRANSFER_TOKEN", "BreaksCharacter", "ConditionalDisclosure", "DeviceState",
-    "DumpsBlueprint", "Feed", "Heard", "InventedInformation", "Memo", "PrematureDisclosure", "PrematureStop", "RecitalReader",
+    "DumpsBlueprint", "Feed", "Heard", "InventedInformation", "PrematureDisclosure", "PrematureStop", "RecitalReader",
     "Rule", "RulePlan", "RuleTracker", "SkippedAction", "Statement", "UnexecutedAction", "UnpromptedTransfer",
     "UnrequestedAction", "Verdict", "Withholding", "checked_text", "compile_rules", "register_rule", "statement",
 ]

@@ -165,7 +165,7 @@ class UnexecutedAction(_Requests, _Observed):
     """
 
     name = "unexecuted_action"
-    listens = "cued"  # a text claiming nothing only reads the feed, which :meth:`resolve` reads lazily
+    cued = True
 
     @classmethod
     def read(cls, compiled: tuple[list[str], ToolMentions], text: str) -> tuple[set[str], bool] | None:
@@ -207,7 +207,7 @@ class DeviceState(_Observed):
     ``claims_unexecuted_action``, not a state seen. Applies when a state is stated."""
 
     name = "device_state"
-    listens = "cued"
+    cued = True
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> frozenset[tuple[str, str]]:
@@ -281,12 +281,6 @@ class SkippedAction(_Requests):
     action is requested."""
 
     name = "skipped_action"
-    listens = "asked"  # other texts only read the feed, which :meth:`resolve` reads lazily
-
-    @classmethod
-    def awaits(cls, compiled: tuple[list[str], ToolMentions], text: str, asked: frozenset[str]) -> bool:
-        """True when the agent's ``text`` asks for a watched user tool (:func:`tool_request`)."""
-        return bool(tool_request(compiled[1], text)[0])
 
     def user_text(self, turn: int, text: str, reading: None) -> None:
         called = self.feed.called_since_agent()
@@ -334,13 +328,7 @@ class UnrequestedAction(_Requests):
     user's next text; applies when a state-changing tool is called."""
 
     name = "unrequested_action"
-    listens = "called"
     tools_param = "mutating"
-
-    @classmethod
-    def watches(cls, compiled: tuple[list[str], ToolMentions], tool: str) -> bool:
-        """True for a state-changing user tool (a read-only one is never unrequested)."""
-        return tool in compiled[0]
 
     def start(self) -> None:
         super().start()

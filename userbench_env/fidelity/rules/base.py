@@ -80,15 +80,10 @@ class Rule:
     """
 
     name: ClassVar[str]
-    #: Which user texts whose :meth:`read` is None the tracker still hands the rule:
-    #: ``"always"`` every one (the rule reads the feed at every text); ``"unsettled"`` those
-    #: until :meth:`settle_all` has passed the rule's criteria (a text without cues then
-    #: changes nothing); ``"asked"`` the first one after an agent text that :meth:`awaits`
-    #: its answer (the latest agent text: one that does not makes it deaf again); ``"called"``
-    #: the first one after a user tool call it :meth:`watches`; ``"cued"`` none (such a text
-    #: never changes anything). Skipping is only an economy: a rule other than ``"cued"``
-    #: handed such a text anyway decides nothing from it (its own checks of the feed ensure it).
-    listens: ClassVar[Literal["always", "unsettled", "asked", "called", "cued"]] = "always"
+    #: True for a rule that decides only from texts its :meth:`read` finds cues in: the
+    #: tracker does not hand it a text whose reading is None. Every other rule hears every
+    #: user text (reading None or not) and reads the feed itself.
+    cued: ClassVar[bool] = False
     #: The rule hears of the executed calls (agent's or user's) named by :meth:`call_names`,
     #: as they are recorded (:meth:`call_made`; the tracker records agent calls only when a
     #: rule does).
@@ -111,25 +106,10 @@ class Rule:
         return frozenset()
 
     @classmethod
-    def awaits(cls, compiled: Any, text: str, asked: frozenset[str]) -> bool:
-        """For a rule listening to answers (:attr:`listens` ``"asked"``): True when the agent's
-        ``text``, which asks for the watched item kinds ``asked`` (see :class:`Feed`), awaits
-        an answer the rule reads (a pure function of its arguments). Default: it asks for
-        one of the rule's :meth:`kinds`."""
-        return bool(cls.kinds(compiled) & asked)
-
-    @classmethod
-    def watches(cls, compiled: Any, tool: str) -> bool:
-        """For a rule listening after user calls (:attr:`listens` ``"called"``): True when a
-        user call of ``tool`` may concern it. Default: every call does."""
-        return True
-
-    @classmethod
     def read(cls, compiled: Any, text: str) -> Any:
         """The rule's reading of a user ``text``, given its compiled data: a pure function of
-        both (the plan memoizes it per text), handed to :meth:`user_text`; None when the
-        text holds none of the rule's cues (see :attr:`listens`). Default: None (the rule
-        reads no cues: it hears the texts it listens to, and reads them itself)."""
+        both, handed to :meth:`user_text`; None when the text holds none of the rule's cues
+        (see :attr:`cued`). Default: None (the rule reads no cues: it reads texts itself)."""
         return None
 
     def __init__(

@@ -35,7 +35,7 @@ class PrematureDisclosure(_Watches):
     """
 
     name = "premature_disclosure"
-    listens = "cued"
+    cued = True
 
     @classmethod
     def watched(cls, criterion: Criterion) -> str:

@@ -20,7 +20,7 @@ class _OnToken(Rule):
     """A rule that acts only on user texts carrying its control ``token``."""
 
     token: ClassVar[str]
-    listens = "cued"
+    cued = True
 
     @classmethod
     def read(cls, compiled: Any, text: str) -> bool | None:
@@ -172,7 +172,6 @@ class BreaksCharacter(Rule):
     a customer would not say is evidence. Applies to every user message."""
 
     name = "breaks_character"
-    listens = "unsettled"
 
     @classmethod
     def read(cls, compiled: Any, text: str) -> bool | None:

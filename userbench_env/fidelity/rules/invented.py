@@ -118,7 +118,6 @@ class InventedInformation(Rule):
     Applies to every user message."""
 
     name = "invented_information"
-    listens = "unsettled"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[frozenset[str], dict[str, frozenset[str]], "Heard"]:

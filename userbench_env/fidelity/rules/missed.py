@@ -63,7 +63,6 @@ class Withholding(_Watches):
     Applies when the kind is asked."""
 
     name = "withholding"
-    listens = "asked"
 
     @classmethod
     def watched(cls, criterion: Criterion) -> list[str]:

@@ -65,7 +65,6 @@ class DumpsBlueprint(Rule):
     what it asks. Applies to every user message."""
 
     name = "dumps_blueprint"
-    listens = "unsettled"
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> "RecitalReader":
