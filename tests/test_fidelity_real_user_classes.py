@@ -128,3 +128,15 @@ def test_a_stop_after_saying_it_cannot_go_ahead_over_budget_is_not_sure():
                     ("user", "Then I can't go ahead with any of it, that's more than I can spend."),
                     ("agent", "Understood. Have a great day!"), ("user", "###STOP###")])
     assert _verdicts(tracker, "premature_stop") != ["fail"]
+
+
+# -- device states -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("wifi isnt on, i checked", (("wifi", "off"),)),  # a negation typed without its apostrophe
+    ("roaming isn't on", (("roaming", "off"),)),
+    ("data saver doesnt matter to me", ()),
+])
+def test_a_negation_typed_without_its_apostrophe_still_negates(text, states):
+    from userbench_env.fidelity.text import device_states
+
+    assert device_states(text) == states

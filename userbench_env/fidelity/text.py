@@ -414,12 +414,16 @@ def _earlier(text: str, start: int, end: int) -> bool:
             or _PAST_LEAD.search(text, clause_start + 1, start) is not None)
 
 
+#: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
+_UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
+
+
 @lru_cache(maxsize=_CACHE)
 def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (an airplane icon: on;
     none: off)."""
-    text = lowered(text).replace("\u2019", "'")
+    text = _UNMARKED_NEGATION.sub(r"\1n't", lowered(text).replace("\u2019", "'"))
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
