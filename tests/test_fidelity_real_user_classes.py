@@ -8,6 +8,7 @@ import pytest
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import recital_cues
+from userbench_env.fidelity.outcomes import agent_outcome
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -140,3 +141,69 @@ def test_a_negation_typed_without_its_apostrophe_still_negates(text, states):
     from userbench_env.fidelity.text import device_states
 
     assert device_states(text) == states
+
+
+# -- round 4: an answer to a check the user asked for ------------------------------------------------
+@pytest.mark.parametrize("agent, outcome", [
+    ("I went through your bookings, and there's no second reservation on the 14th.", "done"),
+    ("I've double-checked the account: there are no other trips booked that week.", "done"),
+    ("I looked into it and the seat upgrade is not possible on this fare.", "cannot"),
+    # a finding that still waits on the user answers nothing yet
+    ("I checked your profile. Which of your two reservations should I change?", None),
+    ("Let me take a look at that for you.", None),
+])
+def test_an_answer_reporting_what_a_check_found_is_an_outcome(agent, outcome):
+    assert agent_outcome(agent) == outcome
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("I went through all of your reservations and there's no other booking on that day.", "pass"),
+    ("Give me a moment while I pull that up.", "fail"),
+])
+def test_a_stop_after_the_agent_answered_a_follow_up_check(answer, verdict):
+    _, _, tracker = _setup("airline", "28")  # cancel reservation SI5UKW
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I need to cancel reservation SI5UKW, my plans changed."),
+                    ("agent", "Done: SI5UKW has been cancelled and the refund goes back to your card."),
+                    ("user", "Thank you. Could you also look whether I have another booking that same day?"),
+                    ("agent", answer), ("user", "Okay, thanks a lot! ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == [verdict]
+
+
+# -- round 4: an id read back in parts; a reset announced for later -----------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("Sorry, yes: liam_khan_2521. That's L-I-A-M, underscore, khan, underscore, 2521.", "pass"),
+    ("It's liam_khan_2521, I'm fairly sure, with 2521 at the end.", "pass"),
+    ("It's liam_khan_2521, or maybe it ends in 2512, sorry.", "fail"),  # a number nothing heard holds
+])
+def test_a_number_of_the_users_own_id_read_back_is_not_invented(answer, verdict):
+    _, _, tracker = _setup("airline", "10")  # user id liam_khan_2521
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to change a flight."),
+                    ("agent", "Sure. What is your user ID?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("text, states", [
+    ("it says the APN settings are resetting once I restart", ()),  # announced for the next reboot
+    ("The apn settings reset after I reboot, it said.", ()),
+    ("The APN settings were reset.", (("apn", "ok"),)),
+])
+def test_an_apn_reset_announced_for_the_next_restart_vouches_for_nothing_yet(text, states):
+    from userbench_env.fidelity.text import device_states
+
+    assert device_states(text) == states
+
+
+# -- round 4: the condition a reason for calling carries, stated in the opening -----------------------
+@pytest.mark.parametrize("opening, failed", [
+    ("Hi. I got a 500ml water bottle and regret it; I want the 1000ml one instead, same as my other order. If exactly "
+     "that one isn't available, material may differ, but the color must match my other 1L bottle. I don't want to "
+     "cancel any orders, please.", False),
+    # the same, announced as the customer's brief: a recital
+    ("Hello. Heads up, here's how this goes: I want my 500ml water bottle swapped for the 1000ml kind. If that exact "
+     "one is sold out, a different material is okay, but the color has to match my 1L bottle. And I won't cancel any order.",
+     True),
+])
+def test_the_condition_of_the_reason_for_calling_is_no_talk_about_the_brief(opening, failed):
+    _, _, tracker = _setup("retail", "79")  # the reason for calling ends with a fallback
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) == failed

@@ -265,7 +265,7 @@ def from_blueprint(
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
-                                   minimum=DUMP_MIN_SENTENCES,
+                                   minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",

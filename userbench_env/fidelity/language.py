@@ -377,13 +377,6 @@ _RECITAL_CUES: Gated = _gated(
      r"still|not|just|me|you)\b)(?:[a-z-]+ ){0,2}[a-z-]+ here\b(?=[,.!;]|\s+(?:and|with|so|but)\b)"),
     (("told", "instructed", "asked to", "supposed", "meant to"),
      r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
-    # conditions on what the agent does, and what the user does then
-    (("if ",),
-     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|"
-     r"fits?|works?|returns?|comes? back|says?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
-     r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
-     r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
-     r"|\b(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
     # in a hurry, and how the agent is to go about it
     (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
      r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
@@ -392,10 +385,6 @@ _RECITAL_CUES: Gated = _gated(
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
      r"|\b(?:i can|i could|i'?m (?:willing|happy|ok|okay|fine) to|i'?ll|i would|i'?d) (?:go|pay|spend|do) (?:\w+ )?up to\b"),
-    (("otherwise", "failing that", "or else", "only", "accept", "but", "as long as", "unless", "provided"),
-     r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
-     r"|\b(?:only if|as long as|unless|provided that)\b[^.!?]{0,60}?\b(?:you|it|they|the \w+|that|this|i)\b"
-     r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"),
     # describing oneself as a persona (age, skill with technology, temperament) or announcing how one will negotiate
     (("i'm", "im ", "i am", "i tend", "i get", "keep", "insist", "no for an answer"),
      r"\bi'?m (?:a |an )?\d{2}(?:[- ]years?[- ]old\b|(?=,| and\b|\s*[.;!]|\s*$))"
@@ -409,12 +398,31 @@ _RECITAL_CUES: Gated = _gated(
 )
 
 
+#: The user's conditions on what the agent does and what it does then ("if they can't, I'll
+#: ...", "otherwise I'd ..."): talk about its brief, unless the condition is its request's own.
+_CONDITION_CUES: Gated = _gated(
+    (("if ",),
+     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|"
+     r"fits?|works?|returns?|comes? back|says?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
+     r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
+     r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
+     r"|\b(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
+    (("otherwise", "failing that", "or else", "only", "accept", "but", "as long as", "unless", "provided"),
+     r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
+     r"|\b(?:only if|as long as|unless|provided that)\b[^.!?]{0,60}?\b(?:you|it|they|the \w+|that|this|i)\b"
+     r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"),
+)
+
+
 @lru_cache(maxsize=_CACHE)
-def recital_cues(text: str) -> int:
+def recital_cues(text: str, conditions: bool = True) -> int:
     """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
-    touches its words (announcing a plan and stating its fallback are two)."""
-    return sum(1 for _ in islice(_gated_matches(_RECITAL_CUES, _plain(text)), 2))
+    touches its words (announcing a plan and stating its fallback are two). ``conditions``:
+    whether the user's conditions (:data:`_CONDITION_CUES`) count; they do not where the
+    condition stated is a condition of the request the user was told to open with."""
+    table = _RECITAL_CUES + _CONDITION_CUES if conditions else _RECITAL_CUES
+    return sum(1 for _ in islice(_gated_matches(table, _plain(text)), 2))
 
 
 #: Introducing oneself by name ("I'm Breanna Lawson", "this is Raj Patel").

@@ -9,7 +9,7 @@ user's fidelity.
 
 * :func:`agent_outcome`: the outcome one agent text reports: ``"done"`` (an action on the
   request completed: "your reservation has been cancelled", "I've updated ...", "you're all
-  set", or an answer reporting figures and asking nothing back), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
+  set", or an answer reporting figures or what a check found, asking nothing back), ``"cannot"`` (the request refused or impossible: "I'm unable to ...", "that is not
   possible under our policy", or referred elsewhere: "I recommend contacting ...") or None;
 * :func:`accepts_offer`: a user text gives the go-ahead to an action the agent offered;
   :func:`referred_elsewhere`: the agent referred the user elsewhere and the user will go there;
@@ -95,6 +95,11 @@ _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:w
                            r"i'?m (?:calling|looking|hoping|trying) (?:to|for|about))\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
+#: A finding: the agent reporting what a check it made found ("I've checked your reservations,
+#: and there are no other duplicates"), what an answer to a request to look something up reports.
+_FINDING = re.compile(r"\bi(?:'ve| have)? (?:already |just |now |also |double-)*(?:checked|verified|reviewed|searched|"
+                      r"looked (?:into|at|up|through|over)|(?:gone|went) (?:through|over))\b|\bthere(?:'s| is| are| was| were) no\b",
+                      re.I)
 
 
 #: A scenario telling the user to insist on its request after a refusal.
@@ -159,8 +164,8 @@ def agent_outcome(text: str) -> Outcome | None:
     change it" reports no change)."""
     if _CANNOT.search(text) or _REFERRAL.search(text):
         return "cannot"
-    if _DONE.search(text) or (_FIGURE.search(text) and not waits_on_user(text)):
-        return "done"  # (an answer reporting figures, asking nothing back, answers a question)
+    if _DONE.search(text) or ((_FIGURE.search(text) or _FINDING.search(text)) and not waits_on_user(text)):
+        return "done"  # (an answer reporting figures or a finding, asking nothing back, answers a question)
     return None
 
 

@@ -471,7 +471,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
                            r"|detected|found))\b"),
         # APN settings: a check shows them; a user vouching for them needs one
-        ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset"
+        ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset\b(?! (?:at|on|when|after|once) )"
                       r"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:\w+ ){0,2}?"
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it

@@ -50,8 +50,15 @@ _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
 def heard_keys(text: str) -> frozenset[str]:
     """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
     runs and words of ``text``: what a stated identifier must equal to have been heard
-    (a part of a heard id is not that id)."""
-    return frozenset({*(id_key(t) for t in identifiers(text)), *id_runs(text), *(id_key(w) for w in text.split())} - {""})
+    (a part of a heard id is not that id, except a whole number between its separators:
+    a user reading back the "7340" of raj_sanchez_7340 states nothing new)."""
+    ids = identifiers(text)
+    numbers_in_ids = (part for t in ids for part in _ID_SEPARATOR.split(t) if part.isdigit())
+    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *id_runs(text), *(id_key(w) for w in text.split())} - {""})
+
+
+#: What separates the parts of an identifier (raj_sanchez_7340, 555-813-1847).
+_ID_SEPARATOR = re.compile(r"[_\-.@]")
 
 
 class Statement(NamedTuple):

@@ -40,7 +40,9 @@ class DumpsBlueprint(Rule):
     numbered) with what the scenario says about them is no recital.
     The reason's ``fallback`` sentences (its conditions and alternatives) count, except
     when stated word for word with the reason (the reason for calling as the scenario
-    words it is the user's opening). A message one sentence short of a
+    words it is the user's opening); in the opening message of a user told to open with
+    its reason (``params["opens_with_reason"]``), the condition a stated fallback sentence
+    carries is its request's, never talk about its brief. A message one sentence short of a
     dump whose next-best sentence is nearly recited is borderline: its verdict is marked
     for the judge (:meth:`Rule.unsure`). A paraphrase swaps words for synonyms, so two
     structural marks of a recital lower the bar: a message reciting (or nearly reciting)
@@ -87,7 +89,8 @@ class DumpsBlueprint(Rule):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
                     sentences.append((words, need, reason, distinctive_stems(texts[i]) & words))
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
-                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ())))))
+                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
+                             bool(c.params.get("opens_with_reason", False))))
         return RecitalReader(compiled)
 
     @classmethod
@@ -125,12 +128,12 @@ class RecitalReader:
     time, so the rule only applies it)."""
 
     def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
-                                            tuple[list[str], list[str]]]]):
+                                            tuple[list[str], list[str]], bool]]):
         self.compiled = compiled
-        self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, _, _ in compiled for w, _, _, _ in sentences))
+        self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, *_ in compiled for w, _, _, _ in sentences))
         # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
         # (normalizing grows a text by at most one character per "'m")
-        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair in compiled for forms in pair
+        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair, _ in compiled for forms in pair
                              if len(forms) >= minimum), default=0) * 3 // 4
         self.read = lru_cache(maxsize=256)(self._read)
 
@@ -163,20 +166,24 @@ class RecitalReader:
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
         outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
-                                                opening))
-                         for cid, sentences, minimum, (verbatim, copied) in self.compiled)
+                                                opening and opens))
+                         for cid, sentences, minimum, (verbatim, copied), opens in self.compiled)
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
-                 opening: bool = False) -> str:
+                 states_reason: bool = False) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
         ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
         recital (talk about the brief, the user's identity) need one sentence more after such
         a question: answering the agent's question with what the scenario says about it is no
-        recital."""
+        recital. ``states_reason``: the text is the opening of a user told to open with its
+        reason for calling: when it states a condition of that reason (holds the words a
+        fallback sentence needs), conditions are its request's, not talk about its brief."""
+        conditions = not (states_reason and any(reason and len(words & said) >= need
+                                                for words, need, reason, _ in sentences))
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
                 copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
             return _FAIL
@@ -187,8 +194,8 @@ class RecitalReader:
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
-            if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text):
-                return _FAIL if recital_cues(stated_part(text)) else _SUSPECT
+            if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text, conditions):
+                return _FAIL if recital_cues(stated_part(text), conditions) else _SUSPECT
             return _PASS
         recited, free, used, near = _recited(matched, sentences, said, text, normalized, minimum, prompt)
         if free >= minimum:  # what the agent just asked about is answered, not recited
@@ -197,17 +204,17 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             sure = beyond > minimum or (beyond == minimum and (
-                recital_cues(text) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
+                recital_cues(text, conditions) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
             return _FAIL if sure else _SUSPECT
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
         touched = free + _touched(unasked, said, used, text, normalized)
-        cues = recital_cues(text) if free or near or touched >= enough else 0
+        cues = recital_cues(text, conditions) if free or near or touched >= enough else 0
         if (cues >= 2 and free) or (cues and touched >= enough):
             # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
             # when the talk is in what the message states: a limit named in a question is the request
-            stated_cues = recital_cues(stated_part(text))
+            stated_cues = recital_cues(stated_part(text), conditions)
             return _FAIL if (stated_cues >= 2 and free) or (stated_cues and touched >= enough) else _SUSPECT
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
