@@ -207,3 +207,25 @@ def test_the_condition_of_the_reason_for_calling_is_no_talk_about_the_brief(open
     _, _, tracker = _setup("retail", "79")  # the reason for calling ends with a fallback
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert ("fail" in _verdicts(tracker, "dumps_blueprint")) == failed
+
+
+# -- round 4: an action asked for is settled by its report, not by a figure ---------------------------
+@pytest.mark.parametrize("agent, outcome", [
+    ("I'm afraid basic economy tickets can't be changed once booked.", "cannot"),
+    ("That upgrade is not available on this flight. Anything else?", "cannot"),
+    ("The business seats on HAT083 are available; shall I book one?", None),
+])
+def test_an_impersonal_refusal_is_a_refusal(agent, outcome):
+    assert agent_outcome(agent) == outcome
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("Cancelling it would refund $128.40 to your card.", "fail"),  # the action asked for is still open
+    ("The reservation has been cancelled, and $128.40 goes back to your card.", "pass"),
+])
+def test_a_stop_after_only_a_figure_leaves_the_action_asked_for_open(answer, verdict):
+    _, _, tracker = _setup("airline", "28")  # cancel reservation SI5UKW
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hi, I need to cancel reservation SI5UKW. How much would I get back?"),
+                    ("agent", answer), ("user", "Alright, good to know. Thanks! ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == [verdict]

@@ -17,7 +17,9 @@ user's fidelity.
   confirmation), courtesy questions aside ("Is there anything else I can help you with?");
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
 * :func:`makes_request`: a user text asks for something (a want, a need, a request): the
-  agent's outcomes before it do not answer it;
+  agent's outcomes before it do not answer it; :func:`asks_for_action`: what it wants is an
+  action (cancel, return, book ...), which :func:`reports_action` (done or refused) settles
+  and an answer with a figure does not;
 * :func:`withdrew`: a user text withdraws its own request; :func:`reports`: an agent text
   tells something a scenario condition could weigh (an outcome, a figure);
 * :func:`insists`, :func:`says_when_to_give_up`: what a scenario says about refusals.
@@ -54,7 +56,12 @@ _CANNOT = re.compile(
     r"am not able|'m not able|are not able|'re not able|do not have the ability|don't have the ability)\b"
     r"|\b(?:is|are|isn't|aren't) not (?:possible|allowed|permitted|eligible)\b|\b(?:not|isn't|aren't) (?:possible|eligible|"
     r"allowed|permitted|refundable|cancellable|modifiable|changeable)\b|\bineligible\b|\bunable to\b"
-    r"|\b(?:policy|rules?) (?:does not|doesn't|do not|don't) (?:allow|permit)\b|\bno (?:way|option) to\b",
+    r"|\b(?:policy|rules?) (?:does not|doesn't|do not|don't) (?:allow|permit)\b|\bno (?:way|option) to\b"
+    # the thing asked for cannot be had ("basic economy flights cannot be modified", "not available for an upgrade")
+    r"|\b(?:can ?not|can't) be (?:\w+ )?(?:modified|changed|cancell?ed|upgraded|refunded|booked|added|removed|"
+    r"exchanged|returned|processed|done|made|applied|issued|transferred|updated|reversed|waived)\b"
+    r"|\b(?:is|are|was|were)(?: \w+)? (?:not|no longer) available\b|\b(?:isn't|aren't|wasn't|weren't)(?: \w+)? available\b"
+    r"|\bunavailable\b",
     re.I,
 )
 #: An agent referring the user to someone else for the request: it will not do it itself.
@@ -93,6 +100,14 @@ _HANDOFF = re.compile(r"\btransfer|\b(?:human|live|another) (?:agent|representat
 _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:want|need|wish)|can you|could you|would you|"
                            r"will you|please (?:help|change|cancel|book|modify|update|add|remove|check|refund|upgrade|downgrade)|"
                            r"i'?m (?:calling|looking|hoping|trying) (?:to|for|about))\b", re.I)
+#: A customer asking for an action on its account or booking (not for information): what only
+#: a report of the action done (or refused) settles, never an answer with a figure.
+_ACTION_REQUEST = re.compile(r"\b(?:cancel|return|exchange|swap|change|modify|book|rebook|upgrade|downgrade|refund|"
+                             r"update|add|remove|move|replace|reset|fix|close|open|block|freeze|unfreeze|dispute|"
+                             r"reactivate|activate|transfer|pay|order)\b", re.I)
+#: Wanting something, in any register ("I need to", "wanna", "please").
+_WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|want|need|wish)|wanna|gotta|need to|want to|have to|"
+                      r"please|can you|could you|would you|will you|help me)\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
 #: A finding: the agent reporting what a check it made found ("I've checked your reservations,
@@ -152,6 +167,19 @@ def referred_elsewhere(agent_text: str, text: str) -> bool:
     return _REFERRAL.search(agent_text) is not None and _ELSEWHERE.search(text) is not None
 
 
+def asks_for_action(text: str) -> bool:
+    """True when a user ``text`` wants an action on its account or booking ("I need to cancel
+    an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?")."""
+    return _WANTING.search(text) is not None and _ACTION_REQUEST.search(text) is not None
+
+
+def reports_action(text: str) -> bool:
+    """True when an agent ``text`` settles an action asked of it: reports it done ("your order
+    has been cancelled") or refuses it (:func:`agent_outcome` ``"cannot"``); a figure alone
+    answers a question, not the action."""
+    return _DONE.search(text) is not None or agent_outcome(text) == "cannot"
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -195,5 +223,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "accepts_offer", "agent_outcome", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
+__all__ = ["Outcome", "Standing", "accepts_offer", "agent_outcome", "asks_for_action", "reports_action", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
            "waits_on_user", "withdrew"]

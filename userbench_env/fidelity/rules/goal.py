@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
-from userbench_env.fidelity.outcomes import (accepts_offer, agent_outcome, makes_request, referred_elsewhere, reports,
-                                             standing, withdrew)
+from userbench_env.fidelity.outcomes import (accepts_offer, agent_outcome, asks_for_action, makes_request, referred_elsewhere,
+                                             reports, reports_action, standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -45,7 +45,9 @@ class PrematureStop(_Requests, _OnToken):
     * a stop with no outcome reported ("Is there anything else?" after nothing done) fails,
       unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
     * a stop after the agent reported the request done passes: whether it really was is
-      the agent's success, not the user's fidelity;
+      the agent's success, not the user's fidelity; an answer with a figure reports no
+      action done, so after one a stop with an action the user asked for neither reported
+      done nor refused since is judged as with no outcome (:meth:`_action_open`);
     * a stop in the message giving the go-ahead to an action the agent offered ("I can
       issue the voucher" - "please go ahead") is ``suspect``: the user has settled its
       request (carrying it out is the agent's part), though it might have waited for the
@@ -99,6 +101,14 @@ class PrematureStop(_Requests, _OnToken):
         said = frozenset().union(*(content_stems(text) for _, text in self.feed.user))
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
+    def _action_open(self) -> bool:
+        """True when the user's latest text asking for an action (:func:`~userbench_env.fidelity.outcomes.asks_for_action`)
+        has had no agent text since that reports the action done or refuses it: an answer
+        to its question ("you'd get $33.26 back") leaves the action it asked for open."""
+        feed = self.feed
+        asked = next((clock for clock, said in reversed(feed.user[:-1]) if asks_for_action(said)), None)
+        return asked is not None and not any(reports_action(said) for clock, _, said, _ in feed.agent if clock > asked)
+
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         insist, gives_up, conditional = self.compiled[3:]
         feed = self.feed
@@ -111,7 +121,7 @@ class PrematureStop(_Requests, _OnToken):
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
         elif self.tools and self._unperformed():
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
-        elif now == "done":
+        elif now == "done" and not self._action_open():
             verdict, why = "pass", ""
         elif withdrew(feed.user[-2][1] if len(feed.user) > 1 else "") or withdrew(text):
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
