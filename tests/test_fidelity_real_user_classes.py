@@ -229,3 +229,14 @@ def test_a_stop_after_only_a_figure_leaves_the_action_asked_for_open(answer, ver
                     ("user", "Hi, I need to cancel reservation SI5UKW. How much would I get back?"),
                     ("agent", answer), ("user", "Alright, good to know. Thanks! ###STOP###")])
     assert _verdicts(tracker, "premature_stop") == [verdict]
+
+
+# -- round 4: capitals for emphasis are no code -------------------------------------------------------
+@pytest.mark.parametrize("agent, answer, verdict", [
+    ("Could you tell me your name?", "It's Anya Garcia, and I am NOT paying extra for ANYTHING.", "pass"),
+    ("Could you give me the reservation code?", "It's QWRTZX.", "fail"),  # a code nothing heard holds
+])
+def test_a_word_in_capitals_answers_as_a_code_only_when_a_code_was_asked_for(agent, answer, verdict):
+    _, _, tracker = _setup("airline", "3")  # Anya Garcia, reservation JMO1MG
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to change a flight."), ("agent", agent), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

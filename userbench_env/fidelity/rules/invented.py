@@ -97,6 +97,10 @@ def statement(text: str) -> Statement:
                      bool(numeric[1]) and _ADJACENT_DAY.search(text) is not None, any(numeric))
 
 
+#: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
+CODE_KINDS = frozenset({"reservation_id", "order_id", "item_id", "user_id"})
+
+
 @register_rule
 class InventedInformation(Rule):
     """Fails when the user states an identifier or fact that nothing the user legitimately
@@ -170,8 +174,9 @@ class InventedInformation(Rule):
                 self.settle_all(turn, False)
             return
         self._read_heard()
-        # a code given as the answer ("WOBBKF") counts when the agent's latest text asked for a watched item
-        asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3])
+        # a code given as the answer ("WOBBKF") counts when the agent's latest text asked for an item a code
+        # can be; asked for a date or an email, a word in capitals is emphasis ("before I agree to ANYTHING")
+        asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3] & CODE_KINDS)
         invented, borderline = self._heard.invented(said, self._known, self._values, asked)
         if borderline:  # one typo away from the scenario's value: a slip or an invention
             for cid in self.ids:
