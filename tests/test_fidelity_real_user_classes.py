@@ -186,6 +186,9 @@ def test_a_number_of_the_users_own_id_read_back_is_not_invented(answer, verdict)
     ("it says the APN settings are resetting once I restart", ()),  # announced for the next reboot
     ("The apn settings reset after I reboot, it said.", ()),
     ("The APN settings were reset.", (("apn", "ok"),)),
+    # the signal bars said to be back: a claim of signal
+    ("And whoa, the bars are back up top already!", (("signal", "on"),)),
+    ("Still no bars back yet.", (("signal", "off"),)),
 ])
 def test_an_apn_reset_announced_for_the_next_restart_vouches_for_nothing_yet(text, states):
     from userbench_env.fidelity.text import device_states

@@ -463,7 +463,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
-                         r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"),
+                         r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"
+                         r"|(?<!no )\bbars(?:'re| are)? (?:\w+ )?back\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
