@@ -243,3 +243,21 @@ def test_a_word_in_capitals_answers_as_a_code_only_when_a_code_was_asked_for(age
     _, _, tracker = _setup("airline", "3")  # Anya Garcia, reservation JMO1MG
     _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to change a flight."), ("agent", agent), ("user", answer)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+def test_the_scripted_user_does_not_stop_on_a_figure_while_its_action_is_open():
+    """The faithful scripted user judges the close as the rule does: an agent that answers a
+    return request with a price and closes has not done the return, so the user says what is
+    open instead of stopping, and passes UFS."""
+    import gymnasium as gym
+
+    import userbench_env  # noqa: F401  (registers the envs)
+
+    env = gym.make("UserBench/Retail-v0", task_source="tau2")
+    opening, _ = env.reset(options={"task_id": "92"})
+    assert "return" in opening.lower()
+    for action in ["The total would come to $33.26.", "Is there anything else I can help you with?"]:
+        reply, _, terminated, truncated, info = env.step(action)
+    assert not (terminated or truncated)
+    assert "###STOP###" not in reply
+    assert info["ufs_failed_so_far"] == [] or not info["ufs_failed_so_far"]

@@ -180,6 +180,21 @@ def reports_action(text: str) -> bool:
     return _DONE.search(text) is not None or agent_outcome(text) == "cannot"
 
 
+def action_open(turns: Iterable[tuple[str, str]]) -> bool:
+    """True when, over the conversation's ``turns`` (``(role, text)`` in order, role
+    ``"user"`` or ``"agent"``), the user's latest text asking for an action
+    (:func:`asks_for_action`) has had no agent text since that settles it
+    (:func:`reports_action`): an answer to its question alone ("you'd get $33.26 back")
+    leaves the action open."""
+    open_ = False
+    for role, text in turns:
+        if role == "user" and asks_for_action(text):
+            open_ = True
+        elif role == "agent" and open_ and reports_action(text):
+            open_ = False
+    return open_
+
+
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None
@@ -223,5 +238,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "accepts_offer", "agent_outcome", "asks_for_action", "reports_action", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
+__all__ = ["Outcome", "Standing", "accepts_offer", "action_open", "agent_outcome", "asks_for_action", "reports_action", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
            "waits_on_user", "withdrew"]

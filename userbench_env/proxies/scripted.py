@@ -12,7 +12,8 @@ user's view alone (so the same view always gives the same turn):
   one action per agent message, then reports exactly what the tool returned;
 * the agent says it transfers the user: ``###TRANSFER###``; the agent closes the
   conversation ("anything else", "goodbye", ...): ``###STOP###`` once, as far as the user
-  can know, its request is no longer open (the agent said it is done, or that it cannot be
+  can know, its request is no longer open (the agent said it is done, an action the user
+  asked for reported done and not only answered with a figure, or that it cannot be
   done and the scenario does not say to insist: :mod:`userbench_env.fidelity.outcomes`); otherwise the user says what is still
   open (its reason for calling again) instead of stopping;
 * a confirmation question gets "yes"; any other question "I don't know"; a statement
@@ -29,7 +30,7 @@ from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
 from userbench_env.fidelity.conditions import conditions
-from userbench_env.fidelity.outcomes import insists, standing
+from userbench_env.fidelity.outcomes import action_open, insists, standing
 from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
@@ -182,7 +183,9 @@ class ScriptedUserProxy(UserProxy):
         if _CLOSING.search(text):
             said = (m.content or "" for m in view.messages if m.role == "assistant" and m.has_text)
             now = standing(said)
-            if now == "done" or (now == "cannot" and not insists(scenario_text(self.task.blueprint))):
+            turns = (("agent" if m.role == "assistant" else "user", m.content or "") for m in view.messages
+                     if m.role in ("assistant", "user") and m.has_text)
+            if (now == "done" and not action_open(turns)) or (now == "cannot" and not insists(scenario_text(self.task.blueprint))):
                 return UserTurn(text="No, that's all. Thank you! ###STOP###")
             return UserTurn(text=STILL_OPEN)
         if view.tools:

@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
-from userbench_env.fidelity.outcomes import (accepts_offer, agent_outcome, asks_for_action, makes_request, referred_elsewhere,
-                                             reports, reports_action, standing, withdrew)
+from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, makes_request, referred_elsewhere,
+                                             reports, standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -102,12 +102,13 @@ class PrematureStop(_Requests, _OnToken):
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
     def _action_open(self) -> bool:
-        """True when the user's latest text asking for an action (:func:`~userbench_env.fidelity.outcomes.asks_for_action`)
-        has had no agent text since that reports the action done or refuses it: an answer
-        to its question ("you'd get $33.26 back") leaves the action it asked for open."""
+        """True when an action the user asked for before this text is still open from its
+        view (:func:`~userbench_env.fidelity.outcomes.action_open`): an answer to its
+        question ("you'd get $33.26 back") reports no action done."""
         feed = self.feed
-        asked = next((clock for clock, said in reversed(feed.user[:-1]) if asks_for_action(said)), None)
-        return asked is not None and not any(reports_action(said) for clock, _, said, _ in feed.agent if clock > asked)
+        turns = sorted([(clock, "user", said) for clock, said in feed.user[:-1]]
+                       + [(clock, "agent", said) for clock, _, said, _ in feed.agent])
+        return action_open((role, said) for _, role, said in turns)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         insist, gives_up, conditional = self.compiled[3:]
