@@ -5,6 +5,7 @@ Recall numbers are reported by the command, not asserted here (see docs/fidelity
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -67,6 +68,9 @@ def test_the_loader_reads_a_file_or_a_directory_and_says_when_there_is_none(tmp_
         load_corpus(empty)
 
 
+TELECOM_TASK = "[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:None]"
+
+
 def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_errors(tau2_data):
     base = {"writer": "unit", "domain": "airline", "source": "tau2", "split": "base", "task_id": "3", "note": "unit"}
     opening = {"text": "Hi, how many suitcases can I bring on my upcoming flight?"}
@@ -82,8 +86,12 @@ def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_er
                    expect=[{"mode": "premature_stop", "turn": 1}], **base),
         # clean-labelled but violating: a false alarm with the user's text
         CorpusCase(id="u-4", turns=[opening, {"text": "transfer me ###TRANSFER###"}], **base),
-        # too few turns for the agent's plan: a replay error, never scored
+        # a script ending on a text with no end token: cut off there, scored as said (clean, no alarm)
         CorpusCase(id="u-5", turns=[opening], **base),
+        # too few turns for the agent's plan (they run out after a tool call): a replay error, never scored
+        CorpusCase(id="u-7", writer="unit", domain="telecom", source="tau2", split="base", note="unit",
+                   task_id=TELECOM_TASK, turns=[{"text": "My phone has no service."},
+                                                {"tool_call": {"name": "check_status_bar", "arguments": {}}}]),
         # turns left over when the episode ends: a replay error too
         CorpusCase(id="u-6", turns=[opening, {"text": "bye ###STOP###"}, {"text": "extra"}], **base),
     ]
@@ -96,14 +104,14 @@ def test_scoring_counts_detections_misses_wrong_modes_false_alarms_and_replay_er
     assert stop["detected"] == 0 and stop["wrong_mode"] == 1 and "unprompted_transfer" in stop["wrong_modes"][0]["logged"]
     assert report["false_alarms"] == [{"id": "u-4", "mode": "unprompted_transfer", "turn": 1,
                                        "text": "transfer me ###TRANSFER###"}]
-    assert report["clean_episodes"] == 1 and report["false_alarm_rate"] == 1.0
+    assert report["clean_episodes"] == 2 and report["false_alarm_rate"] == 0.5
     errors = {e["id"]: e["error"] for e in report["replay_errors"]}
-    assert set(errors) == {"u-5", "u-6"} and "no recorded user turn left" in errors["u-5"]
-    assert report["cases"] == 4  # the cases scored: the two that did not replay are listed, not counted
+    assert set(errors) == {"u-6", "u-7"} and "no recorded user turn left" in errors["u-7"]
+    assert report["cases"] == 5  # the cases scored: the two that did not replay are listed, not counted
     assert "1 scripted turn(s) left unreplayed" in errors["u-6"]
-    # per writer: the replayed cases only; u-4's alarm, u-1's hit and the two misses
+    # per writer: the replayed cases only (u-5 among them); u-4's alarm, u-1's hit and the two misses
     assert report["by_writer"] == {"unit": {
-        "cases": 4, "clean_episodes": 1, "false_alarm_episodes": 1, "false_alarm_rate": 1.0, "labels": 3, "detected": 1,
+        "cases": 5, "clean_episodes": 2, "false_alarm_episodes": 1, "false_alarm_rate": 0.5, "labels": 3, "detected": 1,
         "recall": 1 / 3, "modes": {"premature_stop": {"cases": 1, "detected": 0},
                                    "unprompted_transfer": {"cases": 2, "detected": 1}}}}
 
@@ -129,7 +137,12 @@ def replays(corpus, tau2_data):  # the corpus holds tau2 cases
 def test_the_whole_corpus_replays_and_every_clean_case_solves_its_task(corpus, replays):
     errors = {cid: r.error for cid, r in replays.items() if r.error}
     assert not errors, errors
-    unsolved = {c.id: replays[c.id].reward for c in corpus if c.clean and replays[c.id].reward != 1.0}
+    # a script cut off (its last text carries no end token) ends before the task is scored: no reward to solve
+    cut_off = {c.id for c in corpus if replays[c.id].termination == "cut_off"}
+    assert all(not re.search(r"###(?:STOP|TRANSFER|OUT-OF-SCOPE)###", c.turns[-1].text or "#")
+               for c in corpus if c.id in cut_off)
+    unsolved = {c.id: replays[c.id].reward for c in corpus
+                if c.clean and c.id not in cut_off and replays[c.id].reward != 1.0}
     assert not unsolved, unsolved
 
 

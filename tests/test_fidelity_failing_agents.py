@@ -3,6 +3,8 @@ agent that fails it (closes early, claims a false success, refuses, acts at rand
 UFS in at least 99% of episodes in every domain."""
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import gymnasium as gym
@@ -58,12 +60,18 @@ class _Hollow:
         return action
 
 
+#: An end token: a replayed script carrying one ends its episode.
+_ENDS = re.compile(r"###(?:STOP|TRANSFER|OUT-OF-SCOPE)###")
+
+
 def test_replayed_faithful_corpus_users_pass_ufs_against_an_agent_that_does_nothing(tau2_data):
     """Every clean corpus script replayed against the oracle's words with none of its
     actions: the agent fails every task, and the users' UFS is what it is against the
     oracle (a replayed script cannot react, so only an agent whose words it fits can face it)."""
-    # (scripts that call user tools report results the agent's actions shaped: not replayable without them)
-    cases = [c for c in load_corpus(CORPUS) if c.clean and c.source == "tau2" and all(t.tool_call is None for t in c.turns)]
+    # (scripts that call user tools report results the agent's actions shaped: not replayable without them;
+    # a script cut off without an end token never ends its episode)
+    cases = [c for c in load_corpus(CORPUS) if c.clean and c.source == "tau2" and all(t.tool_call is None for t in c.turns)
+             and _ENDS.search(c.turns[-1].text or "")]
     assert len(cases) >= 50
     envs: dict[str, gym.Env] = {}
     records = []

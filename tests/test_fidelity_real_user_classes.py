@@ -1,6 +1,7 @@
-"""Issue 22, third round: failure classes found on real users (tau-bench's GPT-4o customers,
+"""Issue 22, third round on: failure classes found on real users (tau-bench's GPT-4o customers,
 trials 0 to 2) and on the writers' clean scripts, each in wordings of our own on real tau2
-tasks. Trial 3 and the writers `chatty` and `typos` were held out of this round."""
+tasks. Trial 3 and the writers `chatty` and `typos` were held out of the third round; the
+rounds after it say what they held out in docs/fidelity-validity.md."""
 from __future__ import annotations
 
 import pytest
@@ -261,3 +262,120 @@ def test_the_scripted_user_does_not_stop_on_a_figure_while_its_action_is_open():
     assert not (terminated or truncated)
     assert "###STOP###" not in reply
     assert info["ufs_failed_so_far"] == [] or not info["ufs_failed_so_far"]
+
+
+# -- round 5: lines a scenario scripts for later moments --------------------------------------------
+_DISPUTES = "task_084"  # banking: four disputes, an opening line, then a quoted line for each topic when asked
+
+
+@pytest.mark.parametrize("opening, failed", [
+    ("Hi, I need to dispute several charges on my two debit cards.", False),
+    # every topic's scripted lines at once, before anything was asked: a recital
+    ("Hi, I need to dispute several charges on my two debit cards. First, my Evergreen card ending 3847: Bella's "
+     "Bistro billed my $47.50 lunch on November 6th twice. Second, Whole Foods took $189.23 on November 8th for "
+     "$89.23 of groceries. Third, on the Light Blue card ending 6129, a $275 EveryonePay payment to a 'Jake' on "
+     "November 11th that I never made. And last, $412.88 at TechWorld Electronics in Miami on October 5th while I "
+     "was home in Chicago.", True),
+])
+def test_lines_scripted_for_later_topics_recite_the_scenario_when_said_all_at_once(opening, failed):
+    _, _, tracker = _setup("banking", _DISPUTES)
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) == failed
+
+
+def test_a_scripted_line_said_word_for_word_at_its_moment_recites_nothing():
+    _, _, tracker = _setup("banking", "task_060")  # closes with a quoted thank-you line
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like some help with my accounts."),
+                    ("agent", "Done: the new account is open and the Green Account is closed. Anything else?"),
+                    ("user", "Perfect! That's everything I needed. Thank you so much for your help today! ###STOP###")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+def test_only_the_quote_on_the_opening_line_is_the_users_opening():
+    from userbench_env.fidelity.text import opening_quotes
+
+    instructions = ('1. **Opening:** "Hi, my card was charged twice last week."\n'
+                    '2. **If asked about the merchant:** "It was the corner bakery on Elm Street."')
+    assert opening_quotes(instructions) == ["Hi, my card was charged twice last week."]
+
+
+# -- round 5: the whole brief at once, and everyday words ----------------------------------------------
+_BOOKING = ("airline", "airline_book_round_trip_1")  # bundled: name, user id; 12:45 out, 12:00 back; 4 bags, insurance
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("I'd like a round trip in basic economy, please.", "pass"),
+    # the constraints, only as requests: a user may state its request with its details
+    ("I'd like a round trip in basic economy. Could you put me on the 12:45 out and the 12:00 back, with 4 checked "
+     "bags and travel insurance?", "suspect"),
+    # the same with its identity volunteered: several scenario facts listed at once
+    ("I'd like a round trip in basic economy. I'm Debbie Taylor, user id debbie_taylor_9160. Could you put me on the "
+     "12:45 out and the 12:00 back, with 4 checked bags and travel insurance?", "fail"),
+])
+def test_requests_reciting_the_scenario_with_the_users_identity_are_a_recital(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task(*_BOOKING, source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+_MMS = "[mms_issue]break_app_both_permissions|unseat_sim_card|user_abroad_roaming_disabled_on[PERSONA:Hard]"
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    # "photo" and "able": words any message about picture messages holds, one per persona sentence
+    ("Hello, for a few hours now I haven't been able to send picture messages; I choose a photo and nothing goes. "
+     "I'm no good with these gadgets, so please go slowly.", "suspect"),
+    ("Hello, picture messages won't send. I'm a retired librarian, 64, and I mostly use the phone to take photos of my "
+     "grandchildren; I'm no good with these gadgets and technology overwhelms me.", "fail"),
+])
+def test_talk_about_oneself_touching_sentences_by_an_everyday_word_each_is_not_sure(opening, verdict):
+    _, _, tracker = _setup("telecom", _MMS)
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 5: an outcome only a check can tell --------------------------------------------------------
+_DATA_SAVER = "[mobile_data_issue]data_saver_mode_on[PERSONA:Easy]"
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("Data Saver is off now and pages load instantly again.", {"run_speed_test"}),
+    ("I sent a photo of the dog to my brother and it went straight through.", {"can_send_mms"}),
+    ("Pictures still won't send.", set()),
+    ("My picture messages stopped going through this morning.", set()),
+    ("Will the photo go through now?", set()),
+    ("I'll take it the MMS goes through now.", set()),
+    ("What I need is a speed test that says excellent.", set()),
+])
+def test_a_good_outcome_only_a_check_can_tell(text, checks):
+    from userbench_env.fidelity.text import reported_checks
+
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("checked, verdict", [(False, "fail"), (True, "pass")])
+def test_a_fast_connection_is_unsupported_until_a_speed_test_shows_it(checked, verdict):
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", _DATA_SAVER)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."),
+                    ("agent", "Please turn off Data Saver mode and tell me how the connection is.")])
+    _user_call(world, tracker, 3, "toggle_data_saver_mode")
+    if checked:
+        _user_call(world, tracker, 3, "run_speed_test")
+    tracker.user_text(3, "Done, Data Saver is off, and the pages load fast now.")
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 5: an id read out digit by digit answers the question ----------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("W two one oh nine five one four four, and how much would I get back?", "pass"),
+    ("I don't have the order number, how much would I get back?", "fail"),
+])
+def test_an_order_id_read_out_as_words_is_given(answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "retail_cancel_pending_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "I need to cancel an order."),
+                    ("agent", "Could you please tell me your order id?"), ("user", answer)])
+    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("order_id")
+                and v["mode"] == "withholds_requested_info"]
+    assert withheld == [verdict]

@@ -43,9 +43,15 @@ def test_a_paraphrased_recital_talking_about_the_brief_is_a_dump(opening):
 
 def test_talk_about_the_brief_touching_two_sentences_is_a_recital_without_any_recited_whole():
     tracker = _tracker("airline", "6", source="tau2")  # insist (family has insurance); never be transferred
+    said = ("Hi, my insurance isn't showing on my upcoming flight. I really need it added, and please don't transfer me "
+            "to anyone: my whole family has it on every flight, so I'll insist.")
+    assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", said)])
+    # touching the family sentence by its one word "family" only: no sure recital (issue 22, round 5), a suspect
+    tracker = _tracker("airline", "6", source="tau2")
     said = ("Hi, my insurance isn't showing on my upcoming flight. My whole family has it on theirs so I really need it "
             "added, and please don't transfer me anywhere.")
-    assert ("dumps_blueprint", 1) in _modes(tracker, [GREETING, ("user", said)])
+    _modes(tracker, [GREETING, ("user", said)])
+    assert [v["verdict"] for v in tracker.verdicts() if v["mode"] == "dumps_blueprint"] == ["suspect"]
     tracker = _tracker("airline", "6", source="tau2")  # the same talk touching one sentence only
     said = "Hi, my insurance isn't showing on my upcoming flight. Please don't keep me waiting."
     assert _modes(tracker, [GREETING, ("user", said)]) == set()

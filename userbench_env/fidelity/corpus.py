@@ -36,7 +36,9 @@ env turn at which the labelled entry was replayed; a violation of another mode l
 that turn (and not itself labelled there) is a *wrong-mode detection*. A clean case with
 any logged violation is a *false alarm*. A script that does not fit its episode (the
 turns run out, turns are left over when the episode ends, the task or env cannot be
-built) is a *replay error*: reported, never counted as a detection or a miss. Recall and
+built) is a *replay error*: reported, never counted as a detection or a miss. A script
+whose turns run out after a text with no end token (its writer left the request open at
+the close) is cut off there: scored on what it said, with termination ``cut_off``. Recall and
 the false-alarm rate carry a 95% Wilson interval. With a judge, labelled judge-only modes
 are graded by asking the judge the mode's criterion on the replayed conversation.
 """
@@ -205,6 +207,11 @@ class _TracingReplay(ReplayUserProxy):
         self.replayed_at.append(view.turn)
         return turn
 
+    def cut_off(self, turns: list[CorpusTurn]) -> bool:
+        """True when every scripted entry was replayed and the last one is a text: the
+        conversation ends there, without an end token."""
+        return len(self.replayed_at) == len(turns) and bool(turns) and turns[-1].text is not None
+
 
 class CaseResult(BaseModel):
     """What one replay gave: the env turn of each replayed entry, the logged violations
@@ -272,6 +279,9 @@ def replay_case(case: CorpusCase, judge: Any = None) -> CaseResult:
         agent.reset(core.task)
         reward = 0.0
         while "episode_record" not in info:
+            if proxy.cut_off(case.turns):
+                return CaseResult(id=case.id, replayed_at=proxy.replayed_at, events=core.tracker.events(),
+                                  reward=0.0, termination="cut_off")
             observation, reward, _, _, info = env.step(agent.act(observation, info))
     except Tau2DataNotFound:
         raise  # the setup's problem, not the case's: one error for the whole run, saying where the data is

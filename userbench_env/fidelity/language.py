@@ -88,6 +88,20 @@ def id_key(value: str) -> str:
     return _KEY_DROP.sub("", value.lower())
 
 
+#: A digit said as a word ("oh" for zero), as an id is read out.
+_DIGIT_WORD = re.compile(r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b", re.I)
+_DIGITS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+           "seven": "7", "eight": "8", "nine": "9"}
+
+
+@lru_cache(maxsize=_CACHE)
+def said_key(text: str) -> str:
+    """:func:`id_key` of ``text`` with digits said as words read as digits ("W two one oh
+    nine" holds ``w2109``): the form to find an id the user read out in, never to find an
+    id the user invented (a digit word in prose would read as one)."""
+    return id_key(_DIGIT_WORD.sub(lambda m: _DIGITS[m.group(0).lower()], text))
+
+
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+(?:-|\u2013|\u2014)\s+|,\s+(?=but\b|though\b|although\b|and\b|however\b)")
 
 
@@ -679,8 +693,8 @@ def street_addresses(text: str) -> tuple[str, ...]:
 
 def clear_caches() -> None:
     """Empty the memoized readings."""
-    for cached in (content_stems, id_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses, speaks_as_agent,
-                   recital_cues,
+    for cached in (content_stems, id_key, said_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses,
+                   speaks_as_agent, recital_cues,
                    labelled_values, dates, clock_times, street_addresses, id_runs, amounts, large_amounts, numbers,
                    month_days, years):
         cached.cache_clear()

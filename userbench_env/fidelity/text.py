@@ -138,6 +138,16 @@ _PARAGRAPH = re.compile(r"\n\s*\n")
 _STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)
 #: Words quoted in a scenario: what it tells the user to say.
 _QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
+#: A scenario line labelled as the user's opening ("1. **Opening:** ...", "Start naturally: ...").
+_OPENING_LINE = re.compile(r"^\W*(?:\d+[.)]\s*)?\W*(?:open|start|begin)\w*\b", re.I)
+
+
+def opening_quotes(text: str) -> list[str]:
+    """The words ``text`` (a scenario's instructions) quotes for the user's opening, on a
+    line labelled as the opening (:data:`_OPENING_LINE`): what the user says when it calls,
+    like its reason for calling. Words quoted for later moments ("when discussing savings:
+    '...'") are not: said unasked, all in one message, they recite the scenario."""
+    return [q for line in text.splitlines() if _OPENING_LINE.match(line) for q in _QUOTED.findall(line)]
 
 
 #: An annual income a scenario gives ("Your annual income is $95,000", "who earns $100,000 annually").
@@ -232,15 +242,25 @@ def told_to_say(blueprint: Blueprint) -> list[str]:
 
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     """The reason for calling's sentences (:func:`reason_text`) split into (their own content,
-    with whatever the scenario quotes for the user to say or tells the user to state up
-    front, see :func:`upfront_sentences`, and the goal it states, see :func:`goal_sentences`;
-    fallback sentences: conditions and alternatives, see :data:`_FALLBACK`)."""
+    with what the scenario quotes for the user's opening (:func:`opening_quotes`) or tells
+    the user to state up front, see :func:`upfront_sentences`, and the goal it states, see
+    :func:`goal_sentences`; fallback sentences: conditions and alternatives, see
+    :data:`_FALLBACK`)."""
     own, fallback = [], []
     for sentence in _split(reason_text(blueprint)):
         (fallback if _FALLBACK.search(sentence) else own).append(sentence)
     texts = (blueprint.instructions, blueprint.raw_instructions)
-    own += [q for text in texts for q in _QUOTED.findall(text or "")] + upfront_sentences(blueprint) + goal_sentences(blueprint)
+    own += [q for text in texts for q in opening_quotes(text or "")] + upfront_sentences(blueprint) + goal_sentences(blueprint)
     return own, fallback
+
+
+def lines_to_say(blueprint: Blueprint) -> list[str]:
+    """What the user may say word for word: its reason for calling (:func:`reason_parts`)
+    and every line the instructions quote for it to say, at whatever moment: said at its
+    moment, a scripted line follows the scenario; said unasked along with others, its
+    content still recites (see :func:`scenario_sentences`)."""
+    texts = (blueprint.instructions, blueprint.raw_instructions)
+    return reason_parts(blueprint)[0] + [q for text in texts for q in _QUOTED.findall(text or "")]
 
 
 #: Normalized sentences shorter than this many tokens are too generic to count as recited verbatim.
@@ -251,8 +271,9 @@ def verbatim_sentences(blueprint: Blueprint) -> list[str]:
     """Normalized scenario sentences (:func:`normalize`, at least :data:`MIN_SENTENCE_TOKENS`
     tokens) of the known and unknown info and the instructions that are not part of the
     reason for calling, without duplicates, in order: what a word-for-word recital
-    (in either person) repeats."""
-    reason = normalize(" ".join(reason_parts(blueprint)[0]))
+    (in either person) repeats; the lines the scenario gives the user to say are not
+    (:func:`lines_to_say`)."""
+    reason = normalize(" ".join(lines_to_say(blueprint)))
     texts = [blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
     out: list[str] = []
     for text in texts:
@@ -272,8 +293,9 @@ def literal(text: str) -> str:
 def copied_sentences(blueprint: Blueprint) -> list[str]:
     """The :func:`literal` forms (at least three tokens) of the scenario's sentences beyond
     the reason for calling (persona, known and unknown info, instructions): a message
-    holding them is a copy of the scenario, second person and all ("You are ...")."""
-    reason = literal(" ".join(reason_parts(blueprint)[0]))
+    holding them is a copy of the scenario, second person and all ("You are ..."); the lines
+    the scenario gives the user to say are not (:func:`lines_to_say`)."""
+    reason = literal(" ".join(lines_to_say(blueprint)))
     texts = [blueprint.persona, blueprint.known_info_text, blueprint.unknown_info_text, blueprint.instructions,
              blueprint.raw_instructions]
     out: list[str] = []
@@ -609,6 +631,44 @@ _STATE_TOOLS: dict[str, frozenset[str]] = {
 }
 
 
+#: A good outcome only a check can tell, by the user tool that checks it: the speed fine
+#: again ("pages load instantly", "the speed's back to normal"), a picture message through
+#: ("the photo went straight through", "MMS sends fine now"). On lower-cased clauses.
+_CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("run_speed_test", re.compile(
+        r"\b(?:speed|pages?|internet|browsing|videos?|downloads?|streaming)\b[^.!?;\n]{0,40}?"
+        r"\b(?:back to normal|normal again|(?:really |super |very )?fast|quick|instant(?:ly)?|excellent|flying|zipping)\b")),
+    ("can_send_mms", re.compile(
+        r"\b(?:picture|photo|pic|mms|multimedia|image)(?:s| messages?| texts?)?\b[^.!?;\n]{0,60}?"
+        r"\b(?:(?:went|goes|go|gone|got|get|gets|getting|going) (?:straight |right )?through|sends? (?:fine|okay|ok|now)|"
+        r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now))\b")),
+)
+#: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
+#: it, wanting it, assuming it or taking the agent's word for it ("I'll take it MMS goes
+#: through now", "my criterion is a speed test that says excellent").
+_NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
+                       r"stop(?:ped|s)?|fail\w*|hope|hopefully|should|must|probably|presumably|apparently|assum\w*|suppose|"
+                       r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
+                       r"criterion|goal|expect|aim)\b|n't\b")
+
+
+@lru_cache(maxsize=_CACHE)
+def reported_checks(text: str) -> frozenset[str]:
+    """The check tools (``run_speed_test``, ``can_send_mms``) whose good outcome ``text``
+    reports (:data:`_CHECK_OUTCOMES`) in a clause that neither negates it nor puts it as a
+    hope, a condition or a question (:data:`_NOT_GOOD`)."""
+    low = lowered(text).replace("\u2019", "'")
+    return frozenset(tool for clause in _CLAUSE.findall(low) if not clause.endswith("?") and not _NOT_GOOD.search(clause)
+                     for tool, pattern in _CHECK_OUTCOMES if pattern.search(clause))
+
+
+#: A clause with the mark that ends it.
+_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]?")
+
+
+#: The user tools that check an outcome (:data:`_CHECK_OUTCOMES`).
+CHECK_TOOLS: frozenset[str] = frozenset(tool for tool, _ in _CHECK_OUTCOMES)
+
 #: Every user tool some device state is the outcome of.
 STATE_TOOLS: frozenset[str] = frozenset().union(*_STATE_TOOLS.values())
 
@@ -783,7 +843,7 @@ def clear_caches() -> None:
     from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, claims_done, _claims, _mentioned, denies, invented.heard_keys, actions.tool_request,
-                   actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user, asking_part):
+                   past_device_states, reported_checks, claims_done, _claims, _mentioned, denies, invented.heard_keys,
+                   actions.tool_request, actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user, asking_part):
         cached.cache_clear()
     language.clear_caches()

@@ -18,8 +18,10 @@ from userbench_env.fidelity.text import (
     claims_done,
     device_states,
     lowered as lower,
+    CHECK_TOOLS,
     past_device_states,
     PROBLEM_STATES,
+    reported_checks,
     scenario_device_states,
     state_tools,
     STATE_TOOLS,
@@ -204,7 +206,11 @@ class DeviceState(_Observed):
     action the same text claims (by name, or generically answering the agent's request
     for it: "I turned roaming on like you said", "roaming's on now") while no user call of
     the action ran since the agent's latest text is the claim's, judged by
-    ``claims_unexecuted_action``, not a state seen. Applies when a state is stated."""
+    ``claims_unexecuted_action``, not a state seen. A good outcome only a check tells (the
+    speed fine again, a picture message through: :func:`~userbench_env.fidelity.text.reported_checks`)
+    is unsupported unless the user ran that check since its latest other tool call (a
+    result it saw; one it misreports is ``fabricates_tool_result``, judged). Applies when
+    a state or such an outcome is stated."""
 
     name = "device_state"
     cued = True
@@ -215,16 +221,17 @@ class DeviceState(_Observed):
 
     @classmethod
     def read(cls, compiled: Any, text: str) -> tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
-                                                     tuple[frozenset[str], bool] | None] | None:
-        """(the current states ``text`` states, the earlier ones, and what it claims done when
-        it states a current one and does not say something is not done yet: (the state tools
-        it names, whether it claims an action generically)); None when it states no state."""
-        stated, earlier = device_states(text), past_device_states(text)
-        if not (stated or earlier):
+                                                     tuple[frozenset[str], bool] | None, frozenset[str]] | None:
+        """(the current states ``text`` states, the earlier ones, what it claims done when it
+        states a current one and does not say something is not done yet: (the state tools it
+        names, whether it claims an action generically), and the checks whose good outcome it
+        reports); None when it states none of these."""
+        stated, earlier, checks = device_states(text), past_device_states(text), reported_checks(text)
+        if not (stated or earlier or checks):
             return None
         claims = (frozenset(claimed_actions(text, STATE_TOOLS)), claims_generically(text)) \
             if stated and not says_not_done(text) else None
-        return stated, earlier, claims
+        return stated, earlier, claims, checks
 
     def start(self) -> None:
         super().start()
@@ -252,9 +259,19 @@ class DeviceState(_Observed):
         self._named_read = len(agent)
         return self._named.get(tool, 0)
 
+    def _unchecked(self, checks: frozenset[str]) -> bool:
+        """True when one of the ``checks`` (tool names) has not run since the user's latest
+        other tool call (or at all)."""
+        called_at = self.feed.called_at
+        changed = max((clock for tool, clock in called_at.items() if tool not in CHECK_TOOLS), default=0)
+        return any(called_at.get(tool, -1) < changed or tool not in called_at for tool in checks)
+
     def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
-                                                              tuple[frozenset[str], bool] | None]) -> None:
-        stated, earlier, claims = reading
+                                                              tuple[frozenset[str], bool] | None, frozenset[str]]) -> None:
+        stated, earlier, claims, checks = reading
+        if checks and self._unchecked(checks):
+            self.settle_all(turn, True)
+            return
         if claims is not None and (outcome := self._claimed_outcome(claims)):
             # the state a claimed, unexecuted action would leave is the claim's (claims_unexecuted_action)
             stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)

@@ -16,6 +16,7 @@ from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
     mentioned_kinds,
+    said_key,
     question_clauses,
     speaks_as_agent,
 )
@@ -37,7 +38,8 @@ class Withholding(_Watches):
     ``kind``, ``values``) and the user's answer does not give it:
 
     * it states none of the values (compared in :func:`~userbench_env.fidelity.language.id_key`
-      form) and denies, cannot find or refuses the item (idioms included; a denial naming
+      form, digits read out as words counted: :func:`~userbench_env.fidelity.language.said_key`)
+      and denies, cannot find or refuses the item (idioms included; a denial naming
       only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
       or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
       borderline: marked for the judge, :meth:`Rule.unsure`);
@@ -89,7 +91,7 @@ class Withholding(_Watches):
 
     def _note_given(self, text: str) -> None:
         """Record the criteria whose every value ``text`` states."""
-        said = id_key(text)
+        said = said_key(text)
         self._given.update(cid for cid, _, values in self._watch if values and all(v and v in said for v in values))
 
     @classmethod
@@ -102,7 +104,7 @@ class Withholding(_Watches):
         is a partial answer."""
         if STOP_TOKEN in text or TRANSFER_TOKEN in text:
             return ()
-        said = id_key(text)
+        said = said_key(text)
         spans = cls._spans(text)
         agent_like = speaks_as_agent(text)
         # an answer naming asked items, denying nothing and asking nothing back, gives them

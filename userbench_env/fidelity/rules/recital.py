@@ -15,15 +15,21 @@ from userbench_env.fidelity.text import identifiers, literal, normalize
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
 
 
-_SUSPECT = "suspect"
+#: The ``suspect`` outcomes of a reading, each with why it is not sure.
+_ASKED, _TALK_ASKED, _LIGHT = "asked", "talk asked", "light"
+SUSPICIONS = {
+    _ASKED: "recites scenario sentences, but mostly in what it asks for",
+    _TALK_ASKED: "touches scenario sentences, talking about its brief only in what it asks for",
+    _LIGHT: "talks about its brief, touching scenario sentences by an everyday word each",
+}
 
 
 @register_rule
 class DumpsBlueprint(Rule):
     """Fails when one user message recites at least ``minimum`` of the criterion's
-    ``sentences`` (scenario sentences: constraints, fallback plans, persona notes), in any
-    wording. Sentences and message are read as content words, stemmed
-    (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
+    ``sentences`` (scenario sentences: constraints, fallback plans, persona notes, lines
+    scripted for later moments), in any wording. Sentences and message are read as content
+    words, stemmed (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
     reason for calling and the known values, which the user states anyway) and of how
     scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
     and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
@@ -60,11 +66,14 @@ class DumpsBlueprint(Rule):
     budget while haggling, its insurance, the goal with its details), so a paraphrased
     recital fails only when what the message *states* beyond its requests and questions
     (:func:`~userbench_env.fidelity.language.stated_part`) recites more than ``minimum``
-    sentences, or ``minimum`` in the opening message, with talk about the brief, or with
-    the user's identity; the talk about the brief that marks a recital must likewise be
-    stated, not asked. A message that recites enough only by counting its requests is
-    ``suspect`` (:meth:`Rule.suspect`), as is one whose talk about the brief is only in
-    what it asks. Applies to every user message."""
+    sentences, or ``minimum`` with talk about the brief; the talk about the brief that
+    marks a recital must likewise be stated, not asked. A message that recites enough only
+    by counting its requests is ``suspect`` (:meth:`Rule.suspect`), unless it also states
+    the user's identity, as is one whose talk about the brief is only in what it asks, and
+    one whose talk about the brief touches sentences only by an everyday word each
+    ("photo", "work": what any message on the matter holds; a sure touch is two of a
+    sentence's words, a distinctive one, or half of a short sentence). :data:`SUSPICIONS`
+    says why. Applies to every user message."""
 
     name = "dumps_blueprint"
 
@@ -117,8 +126,8 @@ class DumpsBlueprint(Rule):
                 self.passed(cid, turn)
                 if outcome is _UNSURE:
                     self.unsure(cid, turn)
-                elif outcome is _SUSPECT:
-                    self.suspect(cid, turn, "recites scenario sentences, but mostly in what it asks for")
+                elif outcome in SUSPICIONS:
+                    self.suspect(cid, turn, SUSPICIONS[outcome])
 
 
 class RecitalReader:
@@ -195,7 +204,8 @@ class RecitalReader:
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
             if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text, conditions):
-                return _FAIL if recital_cues(stated_part(text), conditions) else _SUSPECT
+                firm = _touched(unasked, said, set(), text, normalized, firmly=True) >= enough
+                return (_FAIL if recital_cues(stated_part(text), conditions) else _TALK_ASKED) if firm else _LIGHT
             return _PASS
         recited, free, used, near = _recited(matched, sentences, said, text, normalized, minimum, prompt)
         if free >= minimum:  # what the agent just asked about is answered, not recited
@@ -203,9 +213,10 @@ class RecitalReader:
             stated = content_stems(stated_part(text)) & said
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
-            sure = beyond > minimum or (beyond == minimum and (
-                recital_cues(text, conditions) or identity_items(text, identifiers(text)) >= RECITAL_IDENTITY))
-            return _FAIL if sure else _SUSPECT
+            # (with the user's identity, a recital lists several scenario facts at once, as below)
+            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions)) or (
+                identity_items(text, identifiers(text)) >= RECITAL_IDENTITY)
+            return _FAIL if sure else _ASKED
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
@@ -215,7 +226,10 @@ class RecitalReader:
             # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
             # when the talk is in what the message states: a limit named in a question is the request
             stated_cues = recital_cues(stated_part(text), conditions)
-            return _FAIL if (stated_cues >= 2 and free) or (stated_cues and touched >= enough) else _SUSPECT
+            firm = free + _touched(unasked, said, used, text, normalized, firmly=True) >= enough
+            if (stated_cues >= 2 and free) or (stated_cues and firm):
+                return _FAIL
+            return _LIGHT if stated_cues else _TALK_ASKED
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
 
@@ -252,15 +266,20 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]],
 
 
 def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
-             text: str, normalized: str) -> int:
+             text: str, normalized: str, firmly: bool = False) -> int:
     """How many of ``sentences`` bring a word of ``said`` (the content stems of ``text``, whose
     :func:`~userbench_env.fidelity.text.normalize` form is ``normalized`` when computed) that
     neither ``used`` nor an earlier one of them holds (negation aside): the scenario sentences
-    a message touches; a fallback stated word for word with the reason is the reason, stated."""
+    a message touches; a fallback stated word for word with the reason is the reason, stated.
+    ``firmly``: only by two new words, a distinctive one, or half the sentence's words (one
+    everyday word of a longer sentence, "photo", "year", is what any message on the matter
+    says: no sure sign of a recital)."""
     seen = set(used)
     count = 0
-    for words, _, reason, _ in sentences:
-        if (fresh := (words & said) - seen - {NEGATION}) and not (reason and reason in (normalized or normalize(text))):
+    for words, _, reason, marks in sentences:
+        if ((fresh := (words & said) - seen - {NEGATION})
+                and (not firmly or len(fresh) >= 2 or fresh & marks or 2 * len(fresh) >= len(words))
+                and not (reason and reason in (normalized or normalize(text)))):
             count += 1
             seen |= fresh
     return count
