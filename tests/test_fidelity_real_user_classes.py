@@ -346,6 +346,8 @@ _DATA_SAVER = "[mobile_data_issue]data_saver_mode_on[PERSONA:Easy]"
     ("Will the photo go through now?", set()),
     ("I'll take it the MMS goes through now.", set()),
     ("What I need is a speed test that says excellent.", set()),
+    ("The signal's back, so I'm hoping the pictures will go through now.", set()),
+    ("I'll call it fixed when a speed test says excellent.", set()),
 ])
 def test_a_good_outcome_only_a_check_can_tell(text, checks):
     from userbench_env.fidelity.text import reported_checks

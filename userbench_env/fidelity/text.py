@@ -644,12 +644,13 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now))\b")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
-#: it, wanting it, assuming it or taking the agent's word for it ("I'll take it MMS goes
-#: through now", "my criterion is a speed test that says excellent").
+#: it, expecting it, wanting it, assuming it or taking the agent's word for it ("I'll take it
+#: MMS goes through now", "my criterion is a speed test that says excellent").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
-                       r"stop(?:ped|s)?|fail\w*|hope|hopefully|should|must|probably|presumably|apparently|assum\w*|suppose|"
+                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|should|must|will|probably|presumably|apparently|"
+                       r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim)\b|n't\b")
+                       r"criterion|goal|expect|aim|maybe|perhaps|might)\b|n't\b")
 
 
 @lru_cache(maxsize=_CACHE)

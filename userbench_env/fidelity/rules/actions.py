@@ -264,7 +264,7 @@ class DeviceState(_Observed):
         other tool call (or at all)."""
         called_at = self.feed.called_at
         changed = max((clock for tool, clock in called_at.items() if tool not in CHECK_TOOLS), default=0)
-        return any(called_at.get(tool, -1) < changed or tool not in called_at for tool in checks)
+        return any(called_at.get(tool, -1) < changed for tool in checks)
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...],
                                                               tuple[frozenset[str], bool] | None, frozenset[str]]) -> None:
