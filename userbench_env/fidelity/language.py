@@ -88,10 +88,10 @@ def id_key(value: str) -> str:
     return _KEY_DROP.sub("", value.lower())
 
 
-#: A digit said as a word ("oh" for zero), as an id is read out.
-_DIGIT_WORD = re.compile(r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\b", re.I)
-_DIGITS = {"zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
-           "seven": "7", "eight": "8", "nine": "9"}
+#: Digits said as words ("oh" for zero), as an id is read out, and the pattern finding them.
+_DIGITS = {word: str(digit) for digit, word in enumerate("zero one two three four five six seven eight nine".split())} | {
+    "oh": "0"}
+_DIGIT_WORD = re.compile(rf"\b(?:{'|'.join(_DIGITS)})\b", re.I)
 
 
 @lru_cache(maxsize=_CACHE)

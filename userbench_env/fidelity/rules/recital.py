@@ -203,9 +203,11 @@ class RecitalReader:
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
-            if _touched(unasked, said, set(), text, normalized) >= enough and recital_cues(text, conditions):
-                firm = _touched(unasked, said, set(), text, normalized, firmly=True) >= enough
-                return (_FAIL if recital_cues(stated_part(text), conditions) else _TALK_ASKED) if firm else _LIGHT
+            touched, firmly = _touched(unasked, said, set(), text, normalized)
+            if touched >= enough and recital_cues(text, conditions):
+                if firmly < enough:
+                    return _LIGHT
+                return _FAIL if recital_cues(stated_part(text), conditions) else _TALK_ASKED
             return _PASS
         recited, free, used, near = _recited(matched, sentences, said, text, normalized, minimum, prompt)
         if free >= minimum:  # what the agent just asked about is answered, not recited
@@ -220,14 +222,13 @@ class RecitalReader:
         if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
-        touched = free + _touched(unasked, said, used, text, normalized)
+        touched, firmly = (free + count for count in _touched(unasked, said, used, text, normalized))
         cues = recital_cues(text, conditions) if free or near or touched >= enough else 0
         if (cues >= 2 and free) or (cues and touched >= enough):
             # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
             # when the talk is in what the message states: a limit named in a question is the request
             stated_cues = recital_cues(stated_part(text), conditions)
-            firm = free + _touched(unasked, said, used, text, normalized, firmly=True) >= enough
-            if (stated_cues >= 2 and free) or (stated_cues and firm):
+            if (stated_cues >= 2 and free) or (stated_cues and firmly >= enough):
                 return _FAIL
             return _LIGHT if stated_cues else _TALK_ASKED
         return _UNSURE if recited == minimum - 1 and near else _PASS
@@ -266,23 +267,28 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]],
 
 
 def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
-             text: str, normalized: str, firmly: bool = False) -> int:
-    """How many of ``sentences`` bring a word of ``said`` (the content stems of ``text``, whose
-    :func:`~userbench_env.fidelity.text.normalize` form is ``normalized`` when computed) that
-    neither ``used`` nor an earlier one of them holds (negation aside): the scenario sentences
-    a message touches; a fallback stated word for word with the reason is the reason, stated.
-    ``firmly``: only by two new words, a distinctive one, or half the sentence's words (one
-    everyday word of a longer sentence, "photo", "year", is what any message on the matter
-    says: no sure sign of a recital)."""
-    seen = set(used)
-    count = 0
+             text: str, normalized: str) -> tuple[int, int]:
+    """``(touched, firmly)``: how many of ``sentences`` bring a word of ``said`` (the content
+    stems of ``text``, whose :func:`~userbench_env.fidelity.text.normalize` form is
+    ``normalized`` when computed) that neither ``used`` nor an earlier one of them holds
+    (negation aside): the scenario sentences a message touches (a fallback stated word for
+    word with the reason is the reason, stated); and how many touch firmly, counted the
+    same way among themselves: by two new words, a distinctive one, or half the sentence's
+    words (one everyday word of a longer sentence, "photo", "year", is what any message on
+    the matter says: no sure sign of a recital)."""
+    seen, firm_seen = set(used), set(used)
+    touched = firmly = 0
     for words, _, reason, marks in sentences:
-        if ((fresh := (words & said) - seen - {NEGATION})
-                and (not firmly or len(fresh) >= 2 or fresh & marks or 2 * len(fresh) >= len(words))
-                and not (reason and reason in (normalized or normalize(text)))):
-            count += 1
+        if not (words & said) or (reason and reason in (normalized or normalize(text))):
+            continue
+        if fresh := (words & said) - seen - {NEGATION}:
+            touched += 1
             seen |= fresh
-    return count
+        if (fresh := (words & said) - firm_seen - {NEGATION}) and (
+                len(fresh) >= 2 or fresh & marks or 2 * len(fresh) >= len(words)):
+            firmly += 1
+            firm_seen |= fresh
+    return touched, firmly
 
 
 _DISTINCTIVE = re.compile(r"(?<=[a-z,;:] )[A-Z][A-Za-z]+|\b\d[\d.,:]*\d\b|\b\d{2,}\b")
