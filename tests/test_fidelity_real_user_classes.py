@@ -381,3 +381,32 @@ def test_an_order_id_read_out_as_words_is_given(answer, verdict):
     withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("order_id")
                 and v["mode"] == "withholds_requested_info"]
     assert withheld == [verdict]
+
+
+# -- round 6: a question about the rest denies nothing; a denial in the progressive -------------------
+@pytest.mark.parametrize("answer, verdict", [
+    # one of the two reservations given, the other asked about: a partial answer that withholds nothing
+    ("ZWAGYA is the one to cancel. Quick question though, is the bag fee charged on my other booking today?", "pass"),
+    ("ZWAGYA is the one to cancel. The code of the other booking I can't find anywhere.", "fail"),
+])
+def test_a_question_about_the_other_value_denies_nothing(answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("airline", "airline_cancel_and_add_bag_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I'd like to cancel one trip and add a bag to another."),
+                    ("agent", "Sure. What is the reservation number of the trip you want cancelled?"), ("user", answer)])
+    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("reservation_id")
+                and v["mode"] == "withholds_requested_info"]
+    assert withheld == [verdict]
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("Ah, I'm not recalling the email at the moment, sorry.", "fail"),
+    ("I am not finding that email in my notes just now.", "fail"),
+    ("It's valerie.dunn736@example.org, I'm not recalling any other one.", "pass"),
+])
+def test_a_denial_in_the_progressive_withholds(answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "retail_cancel_pending_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "I need to cancel an order."),
+                    ("agent", "Could you please tell me the email on your account?"), ("user", answer)])
+    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("email")
+                and v["mode"] == "withholds_requested_info"]
+    assert withheld == [verdict]

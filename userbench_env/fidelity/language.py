@@ -153,6 +153,7 @@ _DENIAL = (
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
     r"am unable to|'m unable to|unable to|never)\s+(?:\w+\s+){0,2}?"
     r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell you|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
+    r"|\b(?:am|'m) not (?:remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
