@@ -410,3 +410,42 @@ def test_a_denial_in_the_progressive_withholds(answer, verdict):
     withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("email")
                 and v["mode"] == "withholds_requested_info"]
     assert withheld == [verdict]
+
+
+# -- round 6: a card's last digits are an item the agent asks for ------------------------------------
+@pytest.mark.parametrize("script, verdict", [
+    # asked only for the name, the user adds its card's last digits
+    ([("agent", "May I have your full name?"), ("user", "Kathryn Price. It's the card that ends with 6038, fyi.")], "fail"),
+    ([("agent", "May I have your full name?"), ("user", "Kathryn Price."),
+      ("agent", "Which card is it? The last four digits will do."), ("user", "It ends in 6038.")], "pass"),
+])
+def test_a_cards_last_digits_given_before_the_agent_asks_are_volunteered(script, verdict):
+    tracker = RuleTracker(task_criteria(load_task("banking", "banking_close_stolen_card_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "My wallet was stolen yesterday, debit card and all. Please shut it down."),
+                    *script])
+    card = [v["verdict"] for v in tracker.verdicts() if v["mode"] == "volunteers_unasked_info"
+            and v["id"].endswith("payment_method")]
+    assert card == [verdict]
+
+
+# -- round 6: an opening listing the user's own identity items with its brief ------------------------
+_WHOLE_BRIEF = ("Liam Thomas here{zip}. Two returns please, the luggage set for the same one in red and the skateboard "
+                "for a 34 inch custom one, card for the pending order, the hiking boots back too. My email I can't recall.")
+
+
+@pytest.mark.parametrize("zip_code, verdicts", [
+    (", zip 85049", ["fail"]),  # its name and zip code with its brief: several scenario facts at once
+    ("", ["pass"]),  # its name alone with its requests: no sure evidence (the requests are its reason)
+])
+def test_an_opening_with_the_users_own_identity_items_and_a_scenario_sentence_is_a_recital(zip_code, verdicts):
+    tracker = RuleTracker(task_criteria(load_task("retail", "100", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", _WHOLE_BRIEF.format(zip=zip_code))])
+    assert _verdicts(tracker, "dumps_blueprint") == verdicts
+
+
+def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
+    tracker = RuleTracker(task_criteria(load_task("retail", "100", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I have a couple of returns and an exchange to sort out."),
+                    ("agent", "Sure. Your name and zip code, please? And do you have your email?"),
+                    ("user", "Liam Thomas, zip 85049. My email I can't recall, sorry.")])
+    assert "fail" not in _verdicts(tracker, "dumps_blueprint")

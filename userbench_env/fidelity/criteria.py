@@ -25,6 +25,7 @@ with the task's goal actions and user tool surface.
 """
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib.resources import files
 from typing import Any, Iterable
@@ -56,6 +57,10 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
 )
 
 _NAME_KINDS = frozenset({"name", "first_name", "last_name"})
+
+#: Item kinds that say who the user is (not what its request is about): stated together with
+#: a recited scenario sentence, they list several scenario facts at once (``dumps_blueprint``).
+IDENTITY_KINDS = frozenset({*_NAME_KINDS, "user_id", "email", "phone_number", "zip", "address"})
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -113,7 +118,7 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     checkable = []
     named = False
     # (a scenario id's span is the sentence of the instructions naming it, verbatim)
-    items = [(item, _grounding(blueprint, item)) for item in blueprint.known_info]
+    items = [(_as_card(item), _grounding(blueprint, item)) for item in blueprint.known_info]
     for item, grounding in [*items, *((item, item.span) for item in scenario_ids(blueprint))]:
         if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
@@ -129,6 +134,15 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
                    grounding, "asked_or_disclosed", kind=item.kind, value=item.value)
         for key, (item, grounding) in _numbered(checkable)
     ] + income_criteria(blueprint)
+
+
+def _as_card(item: KnownInfoItem) -> KnownInfoItem:
+    """``item``, or, for a bare number its sentence gives as a card's last digits ("Your debit
+    card ends in 6038."), the same item as a ``payment_method``: which card is an item the
+    agent asks for ("which card?", "the card's last four digits"), like any other."""
+    if item.kind == "number" and re.search(rf"\bcard\b.*\b(?:ends|ending) (?:in|with) {re.escape(item.value)}\b", item.span or ""):
+        return item.model_copy(update={"kind": "payment_method"})
+    return item
 
 
 #: Kinds of id a scenario's instructions (or its reason for calling) name as the user's own.
@@ -266,6 +280,7 @@ def from_blueprint(
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
+                                   identity=[i.value for i in blueprint.known_info if i.kind in IDENTITY_KINDS],
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",

@@ -56,8 +56,10 @@ class DumpsBlueprint(Rule):
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
     refuse I'll ...", "I'm a 64-year-old ...") recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
-    :data:`RECITAL_IDENTITY` identity items (its name, email, user id) lists several
-    scenario facts at once. Word-for-word recitals are dumps too: ``minimum``
+    :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
+    user ids, phone numbers and a self-introduction in any message, and the values of
+    ``identity``, the scenario's own identity items, in the opening: its name, zip code,
+    ...; later, the agent asks for them). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
     :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
     as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
@@ -99,7 +101,8 @@ class DumpsBlueprint(Rule):
                     sentences.append((words, need, reason, distinctive_stems(texts[i]) & words))
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
-                             bool(c.params.get("opens_with_reason", False))))
+                             bool(c.params.get("opens_with_reason", False)),
+                             tuple(_whole_value(str(v)) for v in c.params.get("identity", ()))))
         return RecitalReader(compiled)
 
     @classmethod
@@ -137,12 +140,12 @@ class RecitalReader:
     time, so the rule only applies it)."""
 
     def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
-                                            tuple[list[str], list[str]], bool]]):
+                                            tuple[list[str], list[str]], bool, tuple[re.Pattern[str], ...]]]):
         self.compiled = compiled
         self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, *_ in compiled for w, _, _, _ in sentences))
         # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
         # (normalizing grows a text by at most one character per "'m")
-        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair, _ in compiled for forms in pair
+        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair, *_ in compiled for forms in pair
                              if len(forms) >= minimum), default=0) * 3 // 4
         self.read = lru_cache(maxsize=256)(self._read)
 
@@ -156,8 +159,10 @@ class RecitalReader:
         about: it is too short to recite anything, or it passes them all unprompted without
         talking about its brief (:func:`~userbench_env.fidelity.language.recital_cues`): a
         prompt only spares sentences or asks for one more, and the marks it leaves in force
-        are counted the same, or need such talk (see :meth:`_outcome`)."""
-        return self._too_short(text) or (self.read(text) is None and not recital_cues(text))
+        are counted the same, or need such talk (see :meth:`_outcome`); read as an opening
+        and as a later message alike."""
+        return self._too_short(text) or (self.read(text) is None and self.read(text, frozenset(), True) is None
+                                         and not recital_cues(text))
 
     def _too_short(self, text: str) -> bool:
         """True when ``text`` is too short to recite two sentences either way."""
@@ -174,23 +179,27 @@ class RecitalReader:
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
+        found = identity_items(text, identifiers(text))
         outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
-                                                opening and opens))
-                         for cid, sentences, minimum, (verbatim, copied), opens in self.compiled)
+                                             opening and opens,
+                                             max(found, sum(1 for value in identity if value.search(text) is not None))
+                                             if opening else found))
+                         for cid, sentences, minimum, (verbatim, copied), opens, identity in self.compiled)
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
-                 states_reason: bool = False) -> str:
+                 states_reason: bool = False, identity: int = 0) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
         ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
         recital (talk about the brief, the user's identity) need one sentence more after such
         a question: answering the agent's question with what the scenario says about it is no
         recital. ``states_reason``: the text is the opening of a user told to open with its
         reason for calling: when it states a condition of that reason (holds the words a
-        fallback sentence needs), conditions are its request's, not talk about its brief."""
+        fallback sentence needs), conditions are its request's, not talk about its brief.
+        ``identity``: how many identity items the text states (see :meth:`DumpsBlueprint.compile`)."""
         conditions = not (states_reason and any(reason and len(words & said) >= need
                                                 for words, need, reason, _ in sentences))
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
@@ -216,10 +225,9 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             # (with the user's identity, a recital lists several scenario facts at once, as below)
-            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions)) or (
-                identity_items(text, identifiers(text)) >= RECITAL_IDENTITY)
+            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions)) or identity >= RECITAL_IDENTITY
             return _FAIL if sure else _ASKED
-        if free and identity_items(text, identifiers(text)) >= RECITAL_IDENTITY:
+        if free and identity >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
         touched, firmly = (free + count for count in _touched(unasked, said, used, text, normalized))
@@ -292,6 +300,11 @@ def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], s
 
 
 _DISTINCTIVE = re.compile(r"(?<=[a-z,;:] )[A-Z][A-Za-z]+|\b\d[\d.,:]*\d\b|\b\d{2,}\b")
+
+
+def _whole_value(value: str) -> re.Pattern[str]:
+    """Finds ``value`` case-insensitively as a whole token (not inside a longer word or id)."""
+    return re.compile(rf"(?<![\w@.]){re.escape(value)}(?![\w@]|\.\w)", re.I)
 
 
 def distinctive_stems(sentence: str) -> frozenset[str]:
