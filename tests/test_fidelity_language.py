@@ -93,6 +93,17 @@ def test_an_unrelated_question_is_no_engagement_with_the_request(tau2_data):
         assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, question
 
 
+def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_data):
+    # issue 22, round 6: "how" and "should I" words asking past the request, not how to perform it
+    for reply, skipped in (("Nah, I'd sooner not fiddle with that. What should I do next?", True),
+                           ("Hmm, is there anything else I could try instead?", True),
+                           ("Should I do that now, before the restart?", False)):
+        _, _, tracker = _setup("telecom")
+        tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
+        tracker.user_text(1, reply)
+        assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, reply
+
+
 def test_device_states_read_tense_and_negation(tau2_data):
     _, world, tracker = _setup("telecom")
     tracker.agent_text(1, "What does your status bar show?")

@@ -289,8 +289,8 @@ class SkippedAction(_Requests):
     text without calling any tool since and without engaging with the request: a
     question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
     what it means, which one, how or where, whether to) or what a thing the request names
-    is (:data:`ASKS_WHAT`); an unrelated question, or one about cost or time, is no
-    engagement. A reply claiming the requested action done (by name, or generically:
+    is (:data:`ASKS_WHAT`); an unrelated question, one about cost or time, or one asking
+    for another step instead (:data:`MOVES_ON`) is no engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
     ``claims_unexecuted_action``'s failure, not a skip, and so does the state the requested
     action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
@@ -312,8 +312,8 @@ class SkippedAction(_Requests):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)
-            engaged = called or any(CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words)
-                                    for q in questions)
+            engaged = called or any((CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words))
+                                    and not MOVES_ON.search(q) for q in questions)
             self.settle_all(turn, not engaged)
 
 
@@ -327,6 +327,11 @@ CLARIFIES = re.compile(
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|what|which|where|how)\s*\?)"
 )
+
+
+#: A question asking for another step instead ("What else should I look at?", "what's next?"):
+#: moving past the request, not asking how to perform it.
+MOVES_ON = re.compile(r"\bwhat else\b|\bwhat(?:'s| is| comes| do i do| should i do| can i do)? next\b|\banything else\b")
 
 
 #: A question asking what something is ("what's an APN?"): engagement when it names the request.
