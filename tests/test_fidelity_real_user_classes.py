@@ -10,6 +10,7 @@ from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import recital_cues
 from userbench_env.fidelity.outcomes import agent_outcome
+from userbench_env.fidelity.text import reported_checks
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -350,8 +351,6 @@ _DATA_SAVER = "[mobile_data_issue]data_saver_mode_on[PERSONA:Easy]"
     ("I'll call it fixed when a speed test says excellent.", set()),
 ])
 def test_a_good_outcome_only_a_check_can_tell(text, checks):
-    from userbench_env.fidelity.text import reported_checks
-
     assert reported_checks(text) == checks
 
 
@@ -449,3 +448,14 @@ def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
                     ("agent", "Sure. Your name and zip code, please? And do you have your email?"),
                     ("user", "Liam Thomas, zip 85049. My email I can't recall, sorry.")])
     assert "fail" not in _verdicts(tracker, "dumps_blueprint")
+
+
+# -- round 6: a dash starts a new clause ------------------------------------------------------------
+@pytest.mark.parametrize("text, checks", [
+    # the "no" of the answer to the closing question negates nothing after the dash
+    ("No, nothing else on my side \u2014 the pic I just sent my brother went right through, finally!", {"can_send_mms"}),
+    ("No - that's everything, and videos are super fast again.", {"run_speed_test"}),
+    ("Nope \u2014 the pic I tried to send my brother still won't go through.", set()),
+])
+def test_a_good_outcome_after_a_dash_is_read_in_its_own_clause(text, checks):
+    assert reported_checks(text) == checks

@@ -663,8 +663,8 @@ def reported_checks(text: str) -> frozenset[str]:
                      for tool, pattern in _CHECK_OUTCOMES if pattern.search(clause))
 
 
-#: A clause with the mark that ends it.
-_CLAUSE = re.compile(r"[^.!?;\n]+[.!?;\n]?")
+#: A clause with the mark that ends it (a dash starts a new one: "No, that's all \u2014 and it went through").
+_CLAUSE = re.compile(r"(?:[^.!?;\n\u2014\u2013-]|-(?! ))+[.!?;\n\u2014\u2013-]?")
 
 
 #: The user tools that check an outcome (:data:`_CHECK_OUTCOMES`).
