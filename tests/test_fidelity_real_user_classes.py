@@ -442,6 +442,17 @@ def test_an_opening_with_the_users_own_identity_items_and_a_scenario_sentence_is
     assert _verdicts(tracker, "dumps_blueprint") == verdicts
 
 
+@pytest.mark.parametrize("opening, verdicts", [
+    ("Jeremy Bryant here, jeremy.bryant41@example.com, phone 231-555-9433. New email provider, so please update "
+     "my address on file.", ["fail"]),  # three of its own identity items at once: its known info recited
+    ("Jeremy Bryant here. New email provider, so please update my address on file.", ["pass"]),
+])
+def test_an_opening_listing_three_of_the_users_identity_items_recites_its_known_info(opening, verdicts):
+    tracker = RuleTracker(task_criteria(load_task("banking", "banking_change_email_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == verdicts
+
+
 def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
     tracker = RuleTracker(task_criteria(load_task("retail", "100", source="tau2")))
     _play(tracker, [("agent", GREETING), ("user", "Hi, I have a couple of returns and an exchange to sort out."),
@@ -459,3 +470,11 @@ def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
 ])
 def test_a_good_outcome_after_a_dash_is_read_in_its_own_clause(text, checks):
     assert reported_checks(text) == checks
+
+
+def test_three_identity_items_the_agent_asked_for_are_an_answer():
+    tracker = RuleTracker(task_criteria(load_task("banking", "banking_change_email_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need the email on my account changed."),
+                    ("agent", "To verify you, I need your full name, email and phone number."),
+                    ("user", "Jeremy Bryant, jeremy.bryant41@example.com, 231-555-9433.")])
+    assert "fail" not in _verdicts(tracker, "dumps_blueprint")

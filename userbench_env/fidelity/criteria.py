@@ -280,7 +280,8 @@ def from_blueprint(
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
-                                   identity=[i.value for i in blueprint.known_info if i.kind in IDENTITY_KINDS],
+                                   identity=[] if gives_details_up_front(blueprint) else
+                                   [i.value for i in blueprint.known_info if i.kind in IDENTITY_KINDS],
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",

@@ -173,18 +173,21 @@ class RecitalReader:
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
         scenario words of the agent's latest text, ``opening``: the text is the user's first
-        (see :meth:`_outcome`)."""
-        if self._too_short(text):
+        (see :meth:`_outcome`). An opening listing :data:`LISTED_IDENTITY` of the user's own
+        identity items recites its known info (every criterion fails)."""
+        # the user's own identity items an opening lists (later, the agent asks for them)
+        listed = [sum(1 for value in identity if value.search(text) is not None) if opening else 0
+                  for *_, identity in self.compiled]
+        if self._too_short(text) and max(listed, default=0) < LISTED_IDENTITY:
             return None
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
         found = identity_items(text, identifiers(text))
-        outcomes = tuple((cid, self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
-                                             opening and opens,
-                                             max(found, sum(1 for value in identity if value.search(text) is not None))
-                                             if opening else found))
-                         for cid, sentences, minimum, (verbatim, copied), opens, identity in self.compiled)
+        outcomes = tuple((cid, _FAIL if own >= LISTED_IDENTITY else
+                          self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
+                                        opening and opens, max(found, own)))
+                         for (cid, sentences, minimum, (verbatim, copied), opens, _), own in zip(self.compiled, listed))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
@@ -317,6 +320,11 @@ def distinctive_stems(sentence: str) -> frozenset[str]:
 #: The identity items (:func:`~userbench_env.fidelity.language.identity_items`) a message
 #: reciting one scenario sentence states to list several scenario facts at once.
 RECITAL_IDENTITY = 2
+
+
+#: The user's own identity items (its name, email, phone, zip code, ...) an opening lists to
+#: recite the scenario's known info whatever else it says.
+LISTED_IDENTITY = 3
 
 
 #: Content words of a scenario sentence a message must hold at most (long sentences are summarized, not recited whole).
