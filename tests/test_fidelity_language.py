@@ -93,6 +93,18 @@ def test_an_unrelated_question_is_no_engagement_with_the_request(tau2_data):
         assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, question
 
 
+def test_declining_the_requested_action_is_a_skip_whatever_else_it_claims(tau2_data):
+    # issue 22, round 6: turning the request down while reporting another action or an outcome
+    for reply, skipped in (("No point fiddling with airplane mode, I already restarted the whole phone.", True),
+                           ("I'll leave that one alone if it's all the same, data's on anyway.", True),
+                           ("Done, airplane mode went on and off again.", False),
+                           ("Should I still do airplane mode, or is it pointless after a restart?", False)):
+        _, _, tracker = _setup("telecom")
+        tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
+        tracker.user_text(1, reply)
+        assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, reply
+
+
 def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_data):
     # issue 22, round 6: "how" and "should I" words asking past the request, not how to perform it
     for reply, skipped in (("Nah, I'd sooner not fiddle with that. What should I do next?", True),

@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Any
 
 from userbench_env.core.rubric import Criterion
-from userbench_env.fidelity.language import content_stems, question_clauses
+from userbench_env.fidelity.language import clauses, content_stems, question_clauses
 from userbench_env.fidelity.text import (
     asks,
     claimed_actions,
@@ -294,8 +294,9 @@ class SkippedAction(_Requests):
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
     ``claims_unexecuted_action``'s failure, not a skip, and so does the state the requested
     action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
-    state reported instead, "still no service", is no claim of the action. Applies when an
-    action is requested."""
+    state reported instead, "still no service", is no claim of the action, and a reply that
+    declines the requested action (:func:`declines`: "a reboot is pointless, the reset's
+    already done") claims another one at most. Applies when an action is requested."""
 
     name = "skipped_action"
 
@@ -307,8 +308,9 @@ class SkippedAction(_Requests):
         self.resolve()
         if self.requested:
             requested, self.requested = self.requested, frozenset()
-            if not called and ((claims_done(text) and not says_not_done(text)) or claimed_actions(text, requested)
-                               or requested_outcome(text, requested)):
+            if not called and not declines(text, self.request_words) and (
+                    (claims_done(text) and not says_not_done(text)) or claimed_actions(text, requested)
+                    or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)
@@ -327,6 +329,25 @@ CLARIFIES = re.compile(
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|what|which|where|how)\s*\?)"
 )
+
+
+#: Declining an action: calling it pointless or unneeded, or preferring to leave it alone.
+_DECLINES = re.compile(r"\b(?:pointless|no point|not needed|no need|(?:is |'s )?unnecessary|needless|"
+                       r"(?:i'?d |i would )?(?:rather|prefer to) (?:not|leave|skip)|not going to (?:do|touch)|"
+                       r"won'?t (?:do|touch)|leave (?:it|that|them|this|those|the \w+(?: \w+)?) alone)\b")
+
+
+def declines(text: str, request_words: frozenset[str]) -> bool:
+    """True when a clause of ``text`` that asks nothing declines an action (:data:`_DECLINES`)
+    and names the requested one (one of its ``request_words``) or points at it ("that",
+    "it", "this one")."""
+    questions = set(question_clauses(text))
+    return any(_DECLINES.search(clause) and (content_stems(clause) & request_words or _POINTS.search(clause))
+               for clause in clauses(lower(text).replace("\u2019", "'")) if clause not in questions)
+
+
+#: Words pointing at the action just asked for.
+_POINTS = re.compile(r"\b(?:that|it|this|those|them)\b|\bone\b")
 
 
 #: A question asking for another step instead ("What else should I look at?", "what's next?"):
