@@ -108,7 +108,7 @@ def test_declining_the_requested_action_is_a_skip_whatever_else_it_claims(tau2_d
 def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_data):
     # issue 22, round 6: "how" and "should I" words asking past the request, not how to perform it
     for reply, skipped in (("Nah, I'd sooner not fiddle with that. What should I do next?", True),
-                           ("Never touched that one, it'll be fine. So what do I try next?", True),
+                           ("Never touched that one, it'll be fine. So what should I try next?", True),
                            ("Hmm, is there anything else I could try instead?", True),
                            ("Should I do that now, before the restart?", False)):
         _, _, tracker = _setup("telecom")
