@@ -55,6 +55,15 @@ def test_readings_of_paraphrase():
         assert not claims_done(not_a_claim), not_a_claim
 
 
+def test_having_a_question_back_and_no_change_claim_nothing():
+    # issue 22, round 7: "got" of having, a question asking whether it is over, a change denied
+    for not_a_claim in ("Sure, fine. Quick one though, I've got a train to catch.", "OK. So are we done now?",
+                        "Right, data saver. Nothing's changed on my screen though."):
+        assert not claims_done(not_a_claim), not_a_claim
+    for claim in ("We've switched it, it's working.", "Right, we're done, data saver's off.", "That's changed now."):
+        assert claims_done(claim), claim
+
+
 def test_a_paraphrased_recital_of_constraints_fallback_and_persona_is_a_dump(tau2_data):
     task, _, tracker = _setup("retail", "0")
     # the reason for calling alone, in the user's words, is not a dump

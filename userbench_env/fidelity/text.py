@@ -716,19 +716,22 @@ _NOT_ACTIONS = (
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
              r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
+#: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go").
+_HAVING = r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work"
 #: (Linear time: every repetition these patterns try at each position is bounded, so one
 #: position costs a constant: at most 4 filler words before a clause's verb, 8 spaces after
 #: its punctuation, and a question mark looked for within 300 characters of the clause.)
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
 #: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
-#: conditional, not a question ("Have I done it?"), not an action of thinking or asking.
+#: conditional, not a question ("Have I done it?", "are we done?"), not an action of thinking
+#: or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed").
 GENERIC_CLAIM = re.compile(
     r"(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )(?<!have )(?<!did )(?<!should )(?<!can )"
-    r"(?<!could )(?<!would )(?<!shall )(?<!do )"
+    r"(?<!could )(?<!would )(?<!shall )(?<!do )(?<!are )(?<!were )"
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
-    rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB}\b"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b"
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
@@ -736,7 +739,7 @@ GENERIC_CLAIM = re.compile(
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
-    r"|\b(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
+    r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
     rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"
     r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
