@@ -478,3 +478,15 @@ def test_three_identity_items_the_agent_asked_for_are_an_answer():
                     ("agent", "To verify you, I need your full name, email and phone number."),
                     ("user", "Jeremy Bryant, jeremy.bryant41@example.com, 231-555-9433.")])
     assert "fail" not in _verdicts(tracker, "dumps_blueprint")
+
+
+# -- round 7: a numbered street is an address ------------------------------------------------------
+@pytest.mark.parametrize("opening, verdict", [
+    # the scenario keeps the New York address in the user's profile: the user does not know it
+    ("I'd like my laptop order sent to my New York place, 31 East 14th Street.", "fail"),
+    ("I'd like my laptop order sent to my New York address, the one on my profile.", "pass"),
+])
+def test_a_numbered_street_the_scenario_does_not_give_is_invented(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "112", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

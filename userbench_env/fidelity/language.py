@@ -679,14 +679,15 @@ def month_days(text: str) -> frozenset[int]:
 
 
 _STREET = re.compile(
-    r"\b(\d{1,6})\s+((?:[a-z]+\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
+    r"\b(\d{1,6})\s+((?:(?:[a-z]+|\d{1,3}(?:st|nd|rd|th))\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
     r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def street_addresses(text: str) -> tuple[str, ...]:
     """The street addresses ``text`` writes, each as its :func:`id_key` of house number and
-    street name ("123 Main Street" and "123 main st." both read ``123main``)."""
+    street name ("123 Main Street" and "123 main st." both read ``123main``; numbered
+    streets too: "220 West 57th Street" reads ``220west57th``)."""
     if _DIGIT.search(text) is None:
         return ()
     return tuple(id_key(m.group(1) + m.group(2)) for m in _STREET.finditer(text.lower()))
