@@ -490,3 +490,17 @@ def test_a_numbered_street_the_scenario_does_not_give_is_invented(opening, verdi
     tracker = RuleTracker(task_criteria(load_task("retail", "112", source="tau2")))
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 7: a scenario's character paragraph is a persona, not the reason for calling --------------
+@pytest.mark.parametrize("opening, verdicts", [
+    # the character line in the user's words, with the situation: not sure evidence (two sentences,
+    # mostly asked), but no longer the reason for calling either
+    ("Hello, Kenji Tanaka here, 40, I write software up in Seattle. My Silver Rewards cash back looks off "
+     "on some transactions and I need you to investigate.", ["suspect"]),
+    ("Hello, my Silver Rewards cash back looks off on some transactions and I need you to look into it.", ["pass"]),
+])
+def test_a_character_paragraph_is_no_part_of_the_reason_for_calling(opening, verdicts):
+    tracker = RuleTracker(task_criteria(load_task("banking", "task_017", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == verdicts

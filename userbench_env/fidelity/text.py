@@ -164,7 +164,8 @@ def scenario_income(blueprint: Blueprint) -> tuple[str, str] | None:
 def reason_text(blueprint: Blueprint) -> str:
     """The reason for calling; for a scenario without one, its description: the paragraphs of
     its instructions before the first one holding a heading or a list item (all of them when
-    it has neither: then its first paragraph only)."""
+    it has neither: then its first paragraph only), but for one labelled as the user's
+    character (:data:`_CHARACTER`)."""
     if blueprint.reason_for_call.strip():
         return blueprint.reason_for_call
     paragraphs = [p for p in _PARAGRAPH.split(blueprint.instructions or blueprint.raw_instructions or "") if p.strip()]
@@ -172,8 +173,14 @@ def reason_text(blueprint: Blueprint) -> str:
     for paragraph in paragraphs:
         if _STRUCTURE.search(paragraph):
             break
-        lead.append(paragraph)
+        if not _CHARACTER.match(paragraph):  # who the user is, not why it calls
+            lead.append(paragraph)
     return "\n".join(lead if len(lead) < len(paragraphs) else paragraphs[:1])
+
+
+#: A paragraph labelled as the user's character ("**Your character:** ...", "Persona: ..."):
+#: a persona, not the reason for calling.
+_CHARACTER = re.compile(r"^\W*(?:your )?(?:character|persona|background|about you|who you are)\W*:", re.I)
 
 
 #: A scenario sentence telling the user to state what precedes it at once ("This is all
