@@ -184,6 +184,16 @@ def test_speaking_as_the_agent_breaks_character():
         assert not speaks_as_agent(text), text
 
 
+def test_closing_with_the_agents_report_of_its_work_breaks_character():
+    # issue 22, round 7: the close of a service call, in the agent's voice
+    for text in ("All good. Thanks for calling, Maria! I've cancelled the subscription on your credit card.",
+                 "That's everything. If anything changes, give us a ring and we'll sort it for you."):
+        assert speaks_as_agent(text), text
+    for text in ("Thanks for calling me back so quickly!", "I've stopped using your app since the update.",
+                 "I have filed a complaint about your service before."):
+        assert not speaks_as_agent(text), text
+
+
 def test_a_state_changing_call_nobody_asked_for_is_unrequested(tau2_data):
     _, world, tracker = _setup("telecom")
     tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))

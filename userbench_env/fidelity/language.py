@@ -318,7 +318,7 @@ _AS_AGENT: Gated = _gated(
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
-     r"|\bi (?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"),
+     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
@@ -326,7 +326,8 @@ _AS_AGENT: Gated = _gated(
      # (thanking for patience or for bearing with one is courtesy both sides use: no evidence)
      r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
      r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
-     r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"),
+     r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
+     r"|\bthanks? (?:you )?for calling\b(?! (?:me|back|to|about|so|and))"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
     # asking the agent for its customer's details, as a service desk does
     (("provide", "verify", "confirm", "started", " under", "registered", "have", "get", "grab", "take", "need", "security",
@@ -347,6 +348,10 @@ _AS_AGENT: Gated = _gated(
      r"\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
      r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?"
      r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
+     # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card"
+     r"|\b(?:i'?ve|i have) (?:now )?(?:stopped|blocked|frozen|cancell?ed|canceled|processed|refunded|removed|applied|issued|"
+     r"waived|reversed|filed|submitted|updated)\b[^.!?]{0,40}\b(?:on|to|from|for) your (?:\w+ )?(?:card|account|order|"
+     r"reservation|booking|profile|subscription)\b"
      r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
