@@ -93,13 +93,18 @@ def _fail(tracker: RuleTracker, turn: int, text: str) -> list[dict]:
     return [e for e in tracker.events() if e["turn"] == turn]
 
 
+def _skips(reply: str) -> bool:
+    """Whether ``reply`` to a request to toggle airplane mode skips it (no tool called)."""
+    _, _, tracker = _setup("telecom")
+    tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
+    tracker.user_text(1, reply)
+    return "skips_requested_action" in _modes(tracker, 1)
+
+
 def test_an_unrelated_question_is_no_engagement_with_the_request(tau2_data):
     for question, skipped in (("How much is my bill this month?", True), ("Is this going to take long?", True),
                               ("Where do I find that setting?", False), ("What do you mean by airplane mode?", False)):
-        _, _, tracker = _setup("telecom")
-        tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
-        tracker.user_text(1, question)
-        assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, question
+        assert _skips(question) is skipped, question
 
 
 def test_declining_the_requested_action_is_a_skip_whatever_else_it_claims(tau2_data):
@@ -108,10 +113,7 @@ def test_declining_the_requested_action_is_a_skip_whatever_else_it_claims(tau2_d
                            ("I'll leave that one alone if it's all the same, data's on anyway.", True),
                            ("Done, airplane mode went on and off again.", False),
                            ("Should I still do airplane mode, or is it pointless after a restart?", False)):
-        _, _, tracker = _setup("telecom")
-        tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
-        tracker.user_text(1, reply)
-        assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, reply
+        assert _skips(reply) is skipped, reply
 
 
 def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_data):
@@ -120,10 +122,7 @@ def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_
                            ("Never touched that one, it'll be fine. So what should I try next?", True),
                            ("Hmm, is there anything else I could try instead?", True),
                            ("Should I do that now, before the restart?", False)):
-        _, _, tracker = _setup("telecom")
-        tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
-        tracker.user_text(1, reply)
-        assert ("skips_requested_action" in _modes(tracker, 1)) is skipped, reply
+        assert _skips(reply) is skipped, reply
 
 
 def test_device_states_read_tense_and_negation(tau2_data):

@@ -374,12 +374,16 @@ def test_a_fast_connection_is_unsupported_until_a_speed_test_shows_it(checked, v
     ("I don't have the order number, how much would I get back?", "fail"),
 ])
 def test_an_order_id_read_out_as_words_is_given(answer, verdict):
-    tracker = RuleTracker(task_criteria(load_task("retail", "retail_cancel_pending_1", source="bundled")))
-    _play(tracker, [("agent", GREETING), ("user", "I need to cancel an order."),
-                    ("agent", "Could you please tell me your order id?"), ("user", answer)])
-    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("order_id")
-                and v["mode"] == "withholds_requested_info"]
-    assert withheld == [verdict]
+    assert _withheld(("retail", "retail_cancel_pending_1"), "I need to cancel an order.",
+                     "Could you please tell me your order id?", answer, "order_id") == [verdict]
+
+
+def _withheld(task: tuple[str, str], opening: str, question: str, answer: str, item: str) -> list[str]:
+    """The ``withholds_requested_info`` verdicts on ``item`` after the bundled ``task``'s user
+    opens with ``opening`` and answers the agent's ``question`` with ``answer``."""
+    tracker = RuleTracker(task_criteria(load_task(*task, source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", opening), ("agent", question), ("user", answer)])
+    return [v["verdict"] for v in tracker.verdicts() if v["id"].endswith(item) and v["mode"] == "withholds_requested_info"]
 
 
 # -- round 6: a question about the rest denies nothing; a denial in the progressive -------------------
@@ -389,12 +393,8 @@ def test_an_order_id_read_out_as_words_is_given(answer, verdict):
     ("ZWAGYA is the one to cancel. The code of the other booking I can't find anywhere.", "fail"),
 ])
 def test_a_question_about_the_other_value_denies_nothing(answer, verdict):
-    tracker = RuleTracker(task_criteria(load_task("airline", "airline_cancel_and_add_bag_1", source="bundled")))
-    _play(tracker, [("agent", GREETING), ("user", "Hello, I'd like to cancel one trip and add a bag to another."),
-                    ("agent", "Sure. What is the reservation number of the trip you want cancelled?"), ("user", answer)])
-    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("reservation_id")
-                and v["mode"] == "withholds_requested_info"]
-    assert withheld == [verdict]
+    assert _withheld(("airline", "airline_cancel_and_add_bag_1"), "Hello, I'd like to cancel one trip and add a bag to another.",
+                     "Sure. What is the reservation number of the trip you want cancelled?", answer, "reservation_id") == [verdict]
 
 
 @pytest.mark.parametrize("answer, verdict", [
@@ -403,12 +403,8 @@ def test_a_question_about_the_other_value_denies_nothing(answer, verdict):
     ("It's valerie.dunn736@example.org, I'm not recalling any other one.", "pass"),
 ])
 def test_a_denial_in_the_progressive_withholds(answer, verdict):
-    tracker = RuleTracker(task_criteria(load_task("retail", "retail_cancel_pending_1", source="bundled")))
-    _play(tracker, [("agent", GREETING), ("user", "I need to cancel an order."),
-                    ("agent", "Could you please tell me the email on your account?"), ("user", answer)])
-    withheld = [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("email")
-                and v["mode"] == "withholds_requested_info"]
-    assert withheld == [verdict]
+    assert _withheld(("retail", "retail_cancel_pending_1"), "I need to cancel an order.",
+                     "Could you please tell me the email on your account?", answer, "email") == [verdict]
 
 
 # -- round 6: a card's last digits are an item the agent asks for ------------------------------------
@@ -453,11 +449,17 @@ def test_an_opening_listing_three_of_the_users_identity_items_recites_its_known_
     assert _verdicts(tracker, "dumps_blueprint") == verdicts
 
 
-def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
-    tracker = RuleTracker(task_criteria(load_task("retail", "100", source="tau2")))
-    _play(tracker, [("agent", GREETING), ("user", "Hi, I have a couple of returns and an exchange to sort out."),
-                    ("agent", "Sure. Your name and zip code, please? And do you have your email?"),
-                    ("user", "Liam Thomas, zip 85049. My email I can't recall, sorry.")])
+@pytest.mark.parametrize("task, opening, question, answer", [
+    (("retail", "100", "tau2"), "Hi, I have a couple of returns and an exchange to sort out.",
+     "Sure. Your name and zip code, please? And do you have your email?",
+     "Liam Thomas, zip 85049. My email I can't recall, sorry."),
+    (("banking", "banking_change_email_1", "bundled"), "Hi, I need the email on my account changed.",
+     "To verify you, I need your full name, email and phone number.", "Jeremy Bryant, jeremy.bryant41@example.com, 231-555-9433."),
+])
+def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital(task, opening, question, answer):
+    domain, task_id, source = task
+    tracker = RuleTracker(task_criteria(load_task(domain, task_id, source=source)))
+    _play(tracker, [("agent", GREETING), ("user", opening), ("agent", question), ("user", answer)])
     assert "fail" not in _verdicts(tracker, "dumps_blueprint")
 
 
@@ -471,13 +473,6 @@ def test_identity_items_the_agent_asked_for_are_an_answer_not_a_recital():
 def test_a_good_outcome_after_a_dash_is_read_in_its_own_clause(text, checks):
     assert reported_checks(text) == checks
 
-
-def test_three_identity_items_the_agent_asked_for_are_an_answer():
-    tracker = RuleTracker(task_criteria(load_task("banking", "banking_change_email_1", source="bundled")))
-    _play(tracker, [("agent", GREETING), ("user", "Hi, I need the email on my account changed."),
-                    ("agent", "To verify you, I need your full name, email and phone number."),
-                    ("user", "Jeremy Bryant, jeremy.bryant41@example.com, 231-555-9433.")])
-    assert "fail" not in _verdicts(tracker, "dumps_blueprint")
 
 
 # -- round 7: a numbered street is an address ------------------------------------------------------
