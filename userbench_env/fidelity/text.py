@@ -25,6 +25,14 @@ from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 _CACHE = 256
 
 
+@lru_cache(maxsize=1024)
+def whole_token(value: str) -> re.Pattern[str]:
+    """Finds ``value`` as a whole token: not inside a longer word or identifier (a first name
+    inside the user id "lucas_santos_6600" states the id, not the name). Match lower-cased
+    values on lower-cased text (:func:`lowered`)."""
+    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")
+
+
 @lru_cache(maxsize=_CACHE)
 def lowered(text: str) -> str:
     """``text.lower()``, memoized (every rule reads the same message)."""
@@ -850,11 +858,11 @@ def clear_caches() -> None:
     the rules' own too (benchmarks use it to time cold readings)."""
     from userbench_env.fidelity import language
     from userbench_env.fidelity.outcomes import agent_outcome, waits_on_user
-    from userbench_env.fidelity.rules import actions, disclosure, invented
+    from userbench_env.fidelity.rules import actions, invented
     from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
                    past_device_states, reported_checks, claims_done, _claims, _mentioned, denies, invented.heard_keys,
-                   actions.tool_request, actions.asks_for_call, disclosure._whole, agent_outcome, waits_on_user, asking_part):
+                   actions.tool_request, actions.asks_for_call, whole_token, agent_outcome, waits_on_user, asking_part):
         cached.cache_clear()
     language.clear_caches()

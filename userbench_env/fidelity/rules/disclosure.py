@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import re
 
-from functools import lru_cache
 from typing import Any
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.conditions import stated
 from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, years
-from userbench_env.fidelity.text import asks, lowered as lower
+from userbench_env.fidelity.text import asks, lowered as lower, whole_token
 from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
 
@@ -99,7 +98,7 @@ class PrematureDisclosure(_Watches):
             return None  # states no watched value
         # (a value read in any format: gated by a part it is always written with, then read)
         return tuple((cid, kind) for cid, kind, value in watch
-                     if (_whole(value).search(lowered) is not None if isinstance(value, str)
+                     if (whole_token(value).search(lowered) is not None if isinstance(value, str)
                          else value[0] in lowered and value[1] & value[2](text))) or None
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
@@ -168,9 +167,3 @@ class ConditionalDisclosure(Rule):
                 self.fail(cid, turn)  # (once: saying it again is no new disclosure)
         self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, _, _, _ in self.compiled)
 
-
-@lru_cache(maxsize=1024)
-def _whole(value: str) -> re.Pattern[str]:
-    """Finds ``value`` as a whole token: not inside a longer word or identifier (a first name
-    inside the user id "lucas_santos_6600" states the id, not the name)."""
-    return re.compile(rf"(?<!\w){re.escape(value)}(?!\w)")

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
-from userbench_env.fidelity.text import identifiers, literal, normalize
+from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, whole_token
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
 
 
@@ -102,7 +102,7 @@ class DumpsBlueprint(Rule):
             compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                              bool(c.params.get("opens_with_reason", False)),
-                             tuple(_whole_value(str(v)) for v in c.params.get("identity", ()))))
+                             tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ()))))
         return RecitalReader(compiled)
 
     @classmethod
@@ -176,7 +176,8 @@ class RecitalReader:
         (see :meth:`_outcome`). An opening listing :data:`LISTED_IDENTITY` of the user's own
         identity items recites its known info (every criterion fails)."""
         # the user's own identity items an opening lists (later, the agent asks for them)
-        listed = [sum(1 for value in identity if value.search(text) is not None) if opening else 0
+        lowered = lower(text)
+        listed = [sum(1 for value in identity if value.search(lowered) is not None) if opening else 0
                   for *_, identity in self.compiled]
         if self._too_short(text) and max(listed, default=0) < LISTED_IDENTITY:
             return None
@@ -303,11 +304,6 @@ def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], s
 
 
 _DISTINCTIVE = re.compile(r"(?<=[a-z,;:] )[A-Z][A-Za-z]+|\b\d[\d.,:]*\d\b|\b\d{2,}\b")
-
-
-def _whole_value(value: str) -> re.Pattern[str]:
-    """Finds ``value`` case-insensitively as a whole token (not inside a longer word or id)."""
-    return re.compile(rf"(?<![\w@.]){re.escape(value)}(?![\w@]|\.\w)", re.I)
 
 
 def distinctive_stems(sentence: str) -> frozenset[str]:
