@@ -8,9 +8,9 @@ import pytest
 
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
-from userbench_env.fidelity.language import recital_cues
+from userbench_env.fidelity.language import content_stems, recital_cues
 from userbench_env.fidelity.outcomes import agent_outcome
-from userbench_env.fidelity.text import reported_checks
+from userbench_env.fidelity.text import device_states, reported_checks
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -499,3 +499,66 @@ def test_a_character_paragraph_is_no_part_of_the_reason_for_calling(opening, ver
     tracker = RuleTracker(task_criteria(load_task("banking", "task_017", source="tau2")))
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == verdicts
+
+
+# -- round 8: a measure's number is heard with its unit ------------------------------------------
+@pytest.mark.parametrize("opening, verdict", [
+    # the scenario writes "500ml" and "1000ml": the numbers apart from their units are the same numbers
+    ("Hi, could I trade the 500 ml bottle for a 1000 ml one, like the other bottle I got?", "pass"),
+    ("Hi, could I trade the 500 ml bottle for a 2000 ml one instead?", "fail"),
+])
+def test_a_number_the_scenario_writes_with_its_unit_is_heard(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "79", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 8: questioning why an item is asked denies nothing ----------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("1954-06-03. Can't really see what my age has to do with flying, mind you.", "pass"),
+    ("1954-06-03. I don't know why an airline wants that.", "pass"),
+    ("1954-06-03. The travel date I don't remember yet.", "fail"),  # one date given, the other denied
+])
+def test_questioning_why_an_item_is_asked_is_no_denial(answer, verdict):
+    assert _withheld(("airline", "airline_book_round_trip_0"), "Round trip please, basic economy.",
+                     "Could you please tell me your date of birth?", answer, "date") == [verdict]
+
+
+# -- round 8: a payment method given to pay an amount the agent named ------------------------------
+@pytest.mark.parametrize("question, answer, verdict", [
+    # the agent just priced the bag: how the user pays is what it needs next, not surely unasked
+    ("Adding one checked bag costs $50. Shall I go ahead?", "Sure, go ahead, charge it to the Visa ending 2915.",
+     "suspect"),
+    ("Could you please tell me your reservation id?", "ZWAGYA. And I'll pay with the Visa ending 2915.", "fail"),
+])
+def test_a_payment_method_given_to_pay_a_named_amount_is_not_surely_unasked(question, answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("airline", "airline_cancel_and_add_bag_1", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I want to cancel a trip and add a bag to another one."),
+                    ("agent", question), ("user", answer)])
+    card = [v["verdict"] for v in tracker.verdicts() if v["mode"] == "volunteers_unasked_info"
+            and v["id"].endswith("payment_method")]
+    assert card == [verdict]
+
+
+# -- round 8: Scots negations ----------------------------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("The mobile data's no' working at all since I landed.", ()),  # "no'" is "not": a symptom, no state
+    ("Roaming's no' on, I checked.", (("roaming", "off"),)),
+    ("The wifi isnae on.", (("wifi", "off"),)),
+])
+def test_scots_negations_read_as_negations(text, states):
+    assert device_states(text) == states
+
+
+# -- round 8: the end token is no word ------------------------------------------------------------
+def test_the_end_token_is_no_word_of_a_recital():
+    assert content_stems("Thanks, bye! ###STOP###") == content_stems("Thanks, bye!")
+    assert content_stems("###TRANSFER###") == frozenset()
+    # the scripted closing line, in the user's words, at its moment: its "###STOP###" matched the
+    # scenario's "... when she applies." ###STOP###", a second sentence of a recital
+    closing = "No, that's all. Awesome, thanks for the help! She will use that referral when she applies. ###STOP###"
+    tracker = RuleTracker(task_criteria(load_task("banking", "task_098", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", "Hey, which account should my friend open so we both get the best "
+                                                  "referral bonus?"),
+                    ("agent", "Is there anything else I can do for you?"), ("user", closing)])
+    assert "fail" not in _verdicts(tracker, "dumps_blueprint")

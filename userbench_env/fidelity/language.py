@@ -66,14 +66,18 @@ _NEGATIONS = frozenset("not no never dont doesnt didnt wont cant cannot isnt are
 NEGATION = "~not"
 #: Contracted auxiliaries and the possessive ("I'd", "it's"): dropped with their apostrophe.
 _CONTRACTION = re.compile(r"'(?:d|ll|re|ve|m|s)\b|'")
+#: A control token ending or handing off the conversation ("###STOP###", "###OUT-OF-SCOPE###"), lower-cased.
+_CONTROL_TOKEN = re.compile(r"###[a-z-]+###")
 
 
 @lru_cache(maxsize=_CACHE)
 def content_stems(text: str) -> frozenset[str]:
     """The stems of ``text``'s content words: lower-cased alphanumeric words (apostrophes
     dropped, hyphenated words split) that are not :data:`STOPWORDS` and longer than one
-    character; every negation word reads as :data:`NEGATION`."""
-    words = _WORD.findall(_CONTRACTION.sub("", text.lower().replace("\u2019", "'").replace("n't", " not")))
+    character; every negation word reads as :data:`NEGATION`. The conversation's control
+    tokens (``###STOP###``, ``###TRANSFER###``) are no words."""
+    plain = _CONTROL_TOKEN.sub(" ", text.lower()).replace("\u2019", "'").replace("n't", " not")
+    words = _WORD.findall(_CONTRACTION.sub("", plain))
     return frozenset(NEGATION if w in _NEGATIONS else stem(w) for w in words
                      if (len(w) > 1 and w not in STOPWORDS) or w in _NEGATIONS)
 
@@ -189,7 +193,14 @@ def _plain(text: str) -> str:
 def denial_clauses(text: str) -> tuple[str, ...]:
     """The clauses of ``text`` (lower-cased) that deny knowing, finding or having something,
     or refuse to share it."""
-    return tuple(c for c in clauses(_plain(text)) if DENIAL.search(c) or REFUSAL.search(c))
+    return tuple(c for c in clauses(_plain(text))
+                 if any(_RELEVANCE.match(c, m.end()) is None for m in DENIAL.finditer(c)) or REFUSAL.search(c))
+
+
+#: After "don't see" or "don't know", questioning why the item is asked ("I don't see what my
+#: birthday has to do with it", "I don't know why you need that"): a complaint about the
+#: request, no denial of the item.
+_RELEVANCE = re.compile(r"\s+(?:why\b|what\b(?:\s+\S+){0,5}?\s+(?:has|have|had|got)\s+to\s+do\s+with\b|the point\b)")
 
 
 _OWNED = re.compile(r"\b(?:my|the|your|our|his|her|their)\s+(?:\w+\s+){0,2}?$")

@@ -453,6 +453,18 @@ def _earlier(text: str, start: int, end: int) -> bool:
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
+#: Scots negations, read as their standard forms: "no'" for "not" ("data's no' working"),
+#: "-nae" for "n't" ("isnae", "cannae", "disnae").
+_DIALECT_NEGATION = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bdisnae\b"), "doesn't"),
+                     (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"))
+
+
+def _standard_negations(text: str) -> str:
+    """Lower-cased ``text`` with its negations in their standard written forms
+    (:data:`_UNMARKED_NEGATION`, :data:`_DIALECT_NEGATION`)."""
+    for pattern, standard in _DIALECT_NEGATION:
+        text = pattern.sub(standard, text)
+    return _UNMARKED_NEGATION.sub(r"\1n't", text)
 
 
 @lru_cache(maxsize=_CACHE)
@@ -460,7 +472,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (an airplane icon: on;
     none: off)."""
-    text = _UNMARKED_NEGATION.sub(r"\1n't", lowered(text).replace("\u2019", "'"))
+    text = _standard_negations(lowered(text).replace("\u2019", "'"))
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []

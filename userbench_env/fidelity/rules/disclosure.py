@@ -16,6 +16,13 @@ from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
 
 
+_DIGIT = re.compile(r"\d")
+
+
+#: Saying how one pays ("pay with my Visa", "charge it to the card", "put it on my Mastercard").
+_PAYING = re.compile(r"\b(?:pay|paying|paid|charge|charging|bill|put (?:it|that|this) on|use)\b")
+
+
 @register_rule
 class PrematureDisclosure(_Watches):
     """Fails a criterion when the user states its value before the agent asked for its kind.
@@ -30,7 +37,9 @@ class PrematureDisclosure(_Watches):
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is no
     new disclosure (logged once). A value stated while the agent's latest text asks for another item that
-    the user denies having is ``suspect`` (offered in that item's place: a deflection).
+    the user denies having is ``suspect`` (offered in that item's place: a deflection), and
+    so is a payment method stated to pay an amount the agent's latest text named ("$50 is
+    fine, I'll pay with my Visa ending in 2915": what the agent needs next).
     """
 
     name = "premature_disclosure"
@@ -102,16 +111,21 @@ class PrematureDisclosure(_Watches):
                          else value[0] in lowered and value[1] & value[2](text))) or None
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
+        agent = self.feed.agent
         for cid, kind in reading:
             if cid in self._decided and (kind in self._asked or self.verdict(cid) != "pass"):
                 continue  # (a value disclosed already is disclosed once: saying it again tells nothing new)
             self._decided.add(cid)
             if kind in self._asked:
                 self.repass(cid, turn)
-            elif (agent := self.feed.agent) and agent[-1][3] and denial_clauses(text):
+            elif agent and agent[-1][3] and denial_clauses(text):
                 # the agent just asked for another item, which the user denies: this one is
                 # offered in its place (a deflection, withholding's to judge), not surely unasked
                 self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
+            elif kind == "payment_method" and agent and _DIGIT.search(agent[-1][2]) and _PAYING.search(lower(text)):
+                # the agent just named an amount and the user says how it will pay it: what the
+                # agent needs next, not surely unasked
+                self.suspect(cid, turn, "offered to pay an amount the agent just named")
             else:
                 self.fail(cid, turn)
 

@@ -51,10 +51,17 @@ def heard_keys(text: str) -> frozenset[str]:
     """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
     runs and words of ``text``: what a stated identifier must equal to have been heard
     (a part of a heard id is not that id, except a whole number between its separators:
-    a user reading back the "7340" of raj_sanchez_7340 states nothing new)."""
+    a user reading back the "7340" of raj_sanchez_7340 states nothing new; nor is the number
+    of a measure written with its unit: "1000 ml" of "1000ml")."""
     ids = identifiers(text)
     numbers_in_ids = (part for t in ids for part in _ID_SEPARATOR.split(t) if part.isdigit())
-    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *id_runs(text), *(id_key(w) for w in text.split())} - {""})
+    measures = (m.group(1) for m in _MEASURE.finditer(text.lower()))
+    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *measures, *id_runs(text),
+                      *(id_key(w) for w in text.split())} - {""})
+
+
+#: A number with its unit run together ("1000ml", "64GB", "5000mAh", "2L").
+_MEASURE = re.compile(r"\b(\d+)(?:ml|l|oz|gb|tb|mb|kg|g|lbs?|mm|cm|m|ft|in|w|mah|hz|v|mp)\b")
 
 
 #: What separates the parts of an identifier (raj_sanchez_7340, 555-813-1847).
