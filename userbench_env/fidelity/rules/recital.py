@@ -8,6 +8,7 @@ import re
 
 from collections import Counter
 from functools import lru_cache
+from typing import NamedTuple
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
@@ -81,9 +82,8 @@ class DumpsBlueprint(Rule):
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> "RecitalReader":
-        """The task's :class:`RecitalReader` (per criterion: id, (content stems, words needed,
-        fallback form) per sentence, minimum, word-for-word forms)."""
-        compiled = []
+        """The task's :class:`RecitalReader`: per criterion a :class:`RecitalCriterion`."""
+        compiled: list[RecitalCriterion] = []
         for c in criteria:
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
@@ -92,17 +92,17 @@ class DumpsBlueprint(Rule):
             frequency = Counter(w for words, _ in read for w in words)
             topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
             read = [(words - topic, reason) for words, reason in read]
-            sentences: list[tuple[frozenset[str], int, str, frozenset[str]]] = []
+            sentences: list[Sentence] = []
             for i, (words, reason) in enumerate(read):
                 # a sentence whose words another one holds says nothing that one does not
                 if words - {NEGATION} and not any(words < other or (words == other and j < i)
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
-                    sentences.append((words, need, reason, distinctive_stems(texts[i]) & words))
-            compiled.append((c.id, sentences, int(c.params.get("minimum", 2)),
-                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
-                             bool(c.params.get("opens_with_reason", False)),
-                             tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ()))))
+                    sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words))
+            compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
+                                             (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
+                                             bool(c.params.get("opens_with_reason", False)),
+                                             tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ()))))
         return RecitalReader(compiled)
 
     @classmethod
@@ -133,20 +133,45 @@ class DumpsBlueprint(Rule):
                     self.suspect(cid, turn, SUSPICIONS[outcome])
 
 
+class Sentence(NamedTuple):
+    """A scenario sentence as :class:`DumpsBlueprint` reads it."""
+
+    #: Its content stems (exempt, scenario and topic words aside).
+    words: frozenset[str]
+    #: How many of them a message must hold to recite it.
+    need: int
+    #: Its normalized text when it is a fallback sentence of the reason for calling, else "".
+    fallback: str
+    #: Its distinctive stems (numbers, names: :func:`distinctive_stems`).
+    marks: frozenset[str]
+
+
+class RecitalCriterion(NamedTuple):
+    """One ``dumps_blueprint`` criterion, compiled."""
+
+    id: str
+    sentences: list[Sentence]
+    minimum: int
+    #: (``verbatim``, ``copied``): the word-for-word forms of its sentences.
+    word_for_word: tuple[list[str], list[str]]
+    opens_with_reason: bool
+    #: Patterns finding the scenario's own identity values as whole tokens.
+    identity: tuple[re.Pattern[str], ...]
+
+
 class RecitalReader:
     """A task's compiled :class:`DumpsBlueprint` data and its reading of a message: a pure
     function of the message and of the scenario words the agent's latest text asked about,
     memoized (a task's messages recur across its episodes; the reading is the same every
     time, so the rule only applies it)."""
 
-    def __init__(self, compiled: list[tuple[str, list[tuple[frozenset[str], int, str, frozenset[str]]], int,
-                                            tuple[list[str], list[str]], bool, tuple[re.Pattern[str], ...]]]):
+    def __init__(self, compiled: list["RecitalCriterion"]):
         self.compiled = compiled
-        self.vocabulary: frozenset[str] = frozenset().union(*(w for _, sentences, *_ in compiled for w, _, _, _ in sentences))
+        self.vocabulary: frozenset[str] = frozenset().union(*(s.words for c in compiled for s in c.sentences))
         # a text shorter than 3/4 of the two shortest word-for-word sentences cannot recite them
         # (normalizing grows a text by at most one character per "'m")
-        self.shortest = min((sum(sorted(len(s) for s in forms)[:minimum]) for _, _, minimum, pair, *_ in compiled for forms in pair
-                             if len(forms) >= minimum), default=0) * 3 // 4
+        self.shortest = min((sum(sorted(len(s) for s in forms)[:c.minimum]) for c in compiled for forms in c.word_for_word
+                             if len(forms) >= c.minimum), default=0) * 3 // 4
         self.read = lru_cache(maxsize=256)(self._read)
 
     def prompted(self, agent_text: str) -> frozenset[str]:
@@ -177,23 +202,23 @@ class RecitalReader:
         identity items recites its known info (every criterion fails)."""
         # the user's own identity items an opening lists (later, the agent asks for them)
         lowered = lower(text)
-        listed = [sum(1 for value in identity if value.search(lowered) is not None) if opening else 0
-                  for *_, identity in self.compiled]
+        listed = [sum(1 for value in c.identity if value.search(lowered) is not None) if opening else 0
+                  for c in self.compiled]
         if self._too_short(text) and max(listed, default=0) < LISTED_IDENTITY:
             return None
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
         found = identity_items(text, identifiers(text))
-        outcomes = tuple((cid, _FAIL if own >= LISTED_IDENTITY else
-                          self._outcome(text, said, whole, normalized, sentences, minimum, verbatim, copied, prompt,
-                                        opening and opens, max(found, own)))
-                         for (cid, sentences, minimum, (verbatim, copied), opens, _), own in zip(self.compiled, listed))
+        outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY else
+                          self._outcome(text, said, whole, normalized, c.sentences, c.minimum, *c.word_for_word, prompt,
+                                        opening and c.opens_with_reason, max(found, own)))
+                         for c, own in zip(self.compiled, listed))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
-                 sentences: list[tuple[frozenset[str], int, str, frozenset[str]]],
+                 sentences: list[Sentence],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
                  states_reason: bool = False, identity: int = 0) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
@@ -212,7 +237,7 @@ class RecitalReader:
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
         matched = [(shared, least, reason, words) for words, need, reason, marks in sentences
                    if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
-        unasked = [sentence for sentence in sentences if not sentence[0] & prompt] if prompt else sentences
+        unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
@@ -246,8 +271,8 @@ class RecitalReader:
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
 
-def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]],
-             sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], text: str,
+def _recited(matched: list[Sentence],
+             sentences: list[Sentence], said: frozenset[str], text: str,
              normalized: str, minimum: int, prompt: frozenset[str]) -> tuple[int, int, set[str], bool]:
     """``(recited, free, used, near)``: how many scenario sentences the ``matched`` ones
     (``(shared words, words needed, fallback form, words)``, nearly recited) recite, each
@@ -278,7 +303,7 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]],
     return recited, free, used, near
 
 
-def _touched(sentences: list[tuple[frozenset[str], int, str, frozenset[str]]], said: frozenset[str], used: set[str],
+def _touched(sentences: list[Sentence], said: frozenset[str], used: set[str],
              text: str, normalized: str) -> tuple[int, int]:
     """``(touched, firmly)``: how many of ``sentences`` bring a word of ``said`` (the content
     stems of ``text``, whose :func:`~userbench_env.fidelity.text.normalize` form is
