@@ -41,6 +41,17 @@ pytest_runtest_setup = pytest.hookimpl(wrapper=True)(_missing_as_skip)
 pytest_runtest_call = pytest.hookimpl(wrapper=True)(_missing_as_skip)
 
 
+def _long(item: pytest.Item) -> bool:
+    return item.get_closest_marker("slow") is not None or item.get_closest_marker("realmodel") is not None
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the long tests (markers ``slow`` and ``realmodel``: training, a real model) first,
+    in their usual order: under ``-n 2`` one worker starts on them while the other takes the
+    rest, rather than one worker running them alone after both finished the quick ones."""
+    items.sort(key=lambda item: not _long(item))
+
+
 @pytest.fixture(scope="session")
 def tau2_data() -> Path:
     """The tau2-bench data folder (``$USERBENCH_TAU2_DATA``)."""
