@@ -123,6 +123,10 @@ def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_
                            ("Hmm, is there anything else I could try instead?", True),
                            ("Should I do that now, before the restart?", False)):
         assert _skips(reply) is skipped, reply
+    # issue 22, round 9: asking for the step after the requested one
+    for reply, skipped in (("Okay then. And what should I do after that?", True),
+                           ("Okay, and what comes afterwards?", True)):
+        assert _skips(reply) is skipped, reply
 
 
 def test_device_states_read_tense_and_negation(tau2_data):
@@ -190,6 +194,15 @@ def test_closing_with_the_agents_report_of_its_work_breaks_character():
         assert speaks_as_agent(text), text
     for text in ("Thanks for calling me back so quickly!", "I've stopped using your app since the update.",
                  "I have filed a complaint about your service before."):
+        assert not speaks_as_agent(text), text
+
+
+def test_talking_about_its_scenario_breaks_character():
+    # issue 22, round 9: the user's part named as a part in a scenario
+    for text in ("Speaking as the caller in this scenario, my zip is 12345.", "My scenario says I don't know my email.",
+                 "The scenario gives my name as Ana Ruiz."):
+        assert speaks_as_agent(text), text
+    for text in ("In this case, what are my options?", "What happens in the worst-case scenario, a full refund?"):
         assert not speaks_as_agent(text), text
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
-from userbench_env.fidelity.language import content_stems, recital_cues
+from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues
 from userbench_env.fidelity.outcomes import agent_outcome
 from userbench_env.fidelity.text import device_states, reported_checks
 from userbench_env.fidelity.transcripts.taubench import one_instruction
@@ -562,3 +562,47 @@ def test_the_end_token_is_no_word_of_a_recital():
                                                   "referral bonus?"),
                     ("agent", "Is there anything else I can do for you?"), ("user", closing)])
     assert "fail" not in _verdicts(tracker, "dumps_blueprint")
+
+
+# -- round 9: an id read back, and a value inside a phrase ----------------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    # the digits after the order id's letter, read back one by one: the id heard, nothing new
+    ("It's #W32632903, that is W, then 3-2-6-3-2-9-0-3.", "pass"),
+    ("It's #W32632903, or was it 3-2-6-3-2-9-1-1?", "fail"),
+])
+def test_the_digits_of_an_id_read_back_are_heard(answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "retail_cancel_pending_3", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I need to cancel an order."),
+                    ("agent", "Could you please tell me your order id?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("The phone on the account is the 485-555-5496 from before.", "pass"),  # the scenario's phone number
+    ("My phone number's the 485-555-0000 one, I think.", "fail"),
+])
+def test_a_labelled_value_is_the_id_inside_its_phrase(answer, verdict):
+    tracker = RuleTracker(task_criteria(load_task("banking", "banking_move_to_savings_2", source="bundled")))
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to move some money into savings."),
+                    ("agent", "Which number is that?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+def test_a_label_followed_by_what_is_wrong_with_it_gives_no_value():
+    # typed all in lower case, a name reads as any words
+    assert labelled_values("ok so her last name is spelled wrong, can you fix it?") == ()
+    assert labelled_values("my email is misspelled, can you fix it?") == ()
+    assert labelled_values("ok so her last name is baker") == (("name", "baker"),)
+
+
+# -- round 9: a dropped g, and a picture message "sending fine" ----------------------------------------
+def test_a_dropped_g_is_read_as_written_in_full():
+    assert device_states("My roamin' is on, I checked.") == (("roaming", "on"),)
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("Done, and picture messages are sending fine now.", {"can_send_mms"}),
+    ("Done, but picture messages are still not sending.", set()),
+])
+def test_picture_messages_sending_is_an_outcome_only_a_check_can_tell(text, checks):
+    assert reported_checks(text) == checks

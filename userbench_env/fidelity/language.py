@@ -309,8 +309,9 @@ _AS_AGENT: Gated = _gated(
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
      r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
-    (("role", "prompt", "instructions", "programming", "training"),
-     r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data)\b"),
+    (("role", "prompt", "instructions", "programming", "training", "scenario"),
+     r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
+     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
@@ -498,7 +499,8 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
-                          r"status|screen|mode)\b")
+                          r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
+                          r"invalid|expired)\b")
 
 
 def _label_kind(label: str) -> str:
@@ -536,12 +538,16 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     for m in _LABEL.finditer(low):  # patterns are lower case: searched without re.I, which is much slower
         end = _VALUE_END.search(low, m.end() + 1)
         value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
+        if _NOT_A_VALUE.match(value.lower()):
+            continue
         kind = _label_kind(m.group("label"))
         if kind == "email":
             value = value.split(" ", 1)[0]
-        elif kind not in ("name", "user_id", "address", "date") and (run := _ID_RUN.match(value)) is not None:
-            value = run.group(0)  # an identifier ends where its run does ("order #W4400 should go" gives "#W4400")
-        if value and not _NOT_A_VALUE.match(value.lower()) and len(value) <= 60 and _value_shaped(kind, value):
+        elif kind not in ("name", "user_id", "address", "date") and (run := _ID_RUN.search(value)) is not None:
+            # an identifier is its run, whatever words come around it ("order #W4400 should go" gives
+            # "#W4400", "phone number's the 485-555-5496 I gave you" gives "485-555-5496")
+            value = run.group(0)
+        if value and len(value) <= 60 and _value_shaped(kind, value):
             out.append((kind, value))
     return tuple(out)
 

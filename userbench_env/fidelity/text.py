@@ -453,16 +453,18 @@ def _earlier(text: str, start: int, end: int) -> bool:
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
-#: Scots negations, read as their standard forms: "no'" for "not" ("data's no' working"),
-#: "-nae" for "n't" ("isnae", "cannae", "disnae").
-_DIALECT_NEGATION = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bdisnae\b"), "doesn't"),
-                     (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"))
+#: Dialect forms, read as their standard forms: Scots negations, "no'" for "not" ("data's no'
+#: working") and "-nae" for "n't" ("isnae", "cannae", "disnae"), and a dropped final g
+#: ("roamin'" for "roaming").
+_DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bdisnae\b"), "doesn't"),
+                  (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
+                  (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
 
 
-def _standard_negations(text: str) -> str:
-    """Lower-cased ``text`` with its negations in their standard written forms
-    (:data:`_UNMARKED_NEGATION`, :data:`_DIALECT_NEGATION`)."""
-    for pattern, standard in _DIALECT_NEGATION:
+def _standard_forms(text: str) -> str:
+    """Lower-cased ``text`` with its negations and dialect forms in their standard written
+    forms (:data:`_UNMARKED_NEGATION`, :data:`_DIALECT_FORMS`)."""
+    for pattern, standard in _DIALECT_FORMS:
         text = pattern.sub(standard, text)
     return _UNMARKED_NEGATION.sub(r"\1n't", text)
 
@@ -472,7 +474,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (an airplane icon: on;
     none: off)."""
-    text = _standard_negations(lowered(text).replace("\u2019", "'"))
+    text = _standard_forms(lowered(text).replace("\u2019", "'"))
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
@@ -668,7 +670,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("can_send_mms", re.compile(
         r"\b(?:picture|photo|pic|mms|multimedia|image)(?:s| messages?| texts?)?\b[^.!?;\n]{0,60}?"
         r"\b(?:(?:went|goes|go|gone|got|get|gets|getting|going) (?:straight |right )?through|sends? (?:fine|okay|ok|now)|"
-        r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now))\b")),
+        r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now)|"
+        r"(?:are |is )?sending (?:fine|okay|ok|now|through))\b")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
 #: it, expecting it, wanting it, assuming it or taking the agent's word for it ("I'll take it

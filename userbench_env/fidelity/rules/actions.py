@@ -352,7 +352,7 @@ _POINTS = re.compile(r"\b(?:that|it|this|those|them)\b|\bone\b")
 
 #: A question asking for another step instead ("What else should I look at?", "what's next?"):
 #: moving past the request, not asking how to perform it.
-MOVES_ON = re.compile(r"\bwhat else\b|\bwhat\b[^.!?]{0,20}\bnext\b|\banything else\b")
+MOVES_ON = re.compile(r"\bwhat else\b|\bwhat\b[^.!?]{0,20}\b(?:next|after (?:that|this|it)|afterwards)\b|\banything else\b")
 
 
 #: A question asking what something is ("what's an APN?"): engagement when it names the request.

@@ -51,13 +51,19 @@ def heard_keys(text: str) -> frozenset[str]:
     """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
     runs and words of ``text``: what a stated identifier must equal to have been heard
     (a part of a heard id is not that id, except a whole number between its separators:
-    a user reading back the "7340" of raj_sanchez_7340 states nothing new; nor is the number
-    of a measure written with its unit: "1000 ml" of "1000ml")."""
+    a user reading back the "7340" of raj_sanchez_7340 states nothing new, nor the digits of
+    an id after its letters, "3-2-6-3-2-9-0-3" of "#W32632903"; nor is the number of a measure
+    written with its unit: "1000 ml" of "1000ml")."""
     ids = identifiers(text)
     numbers_in_ids = (part for t in ids for part in _ID_SEPARATOR.split(t) if part.isdigit())
+    digits_of_ids = (m.group(1) for t in ids if (m := _LETTERED_DIGITS.fullmatch(id_key(t))) is not None)
     measures = (m.group(1) for m in _MEASURE.finditer(text.lower()))
-    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *measures, *id_runs(text),
+    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *digits_of_ids, *measures, *id_runs(text),
                       *(id_key(w) for w in text.split())} - {""})
+
+
+#: An identifier's key of a few letters then digits ("w32632903"), the digits apart.
+_LETTERED_DIGITS = re.compile(r"[a-z]{1,3}(\d{4,})")
 
 
 #: A number with its unit run together ("1000ml", "64GB", "5000mAh", "2L").
