@@ -271,9 +271,9 @@ class RecitalReader:
         return _UNSURE if recited == minimum - 1 and near else _PASS
 
 
-def _recited(matched: list[Sentence],
-             sentences: list[Sentence], said: frozenset[str], text: str,
-             normalized: str, minimum: int, prompt: frozenset[str]) -> tuple[int, int, set[str], bool]:
+def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]], sentences: list[Sentence],
+             said: frozenset[str], text: str, normalized: str, minimum: int,
+             prompt: frozenset[str]) -> tuple[int, int, set[str], bool]:
     """``(recited, free, used, near)``: how many scenario sentences the ``matched`` ones
     (``(shared words, words needed, fallback form, words)``, nearly recited) recite, each
     bringing a word the ones before it did not, and how many of them the agent's latest
