@@ -16,9 +16,6 @@ from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
 
 
-_DIGIT = re.compile(r"\d")
-
-
 #: Saying how one pays ("pay with my Visa", "charge it to the card", "put it on my Mastercard").
 _PAYING = re.compile(r"\b(?:pay|paying|paid|charge|charging|bill|put (?:it|that|this) on|use)\b")
 
@@ -122,7 +119,8 @@ class PrematureDisclosure(_Watches):
                 # the agent just asked for another item, which the user denies: this one is
                 # offered in its place (a deflection, withholding's to judge), not surely unasked
                 self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
-            elif kind == "payment_method" and agent and _DIGIT.search(agent[-1][2]) and _PAYING.search(lower(text)):
+            elif kind == "payment_method" and agent and any(c.isdigit() for c in agent[-1][2]) \
+                    and _PAYING.search(lower(text)):
                 # the agent just named an amount and the user says how it will pay it: what the
                 # agent needs next, not surely unasked
                 self.suspect(cid, turn, "offered to pay an amount the agent just named")
