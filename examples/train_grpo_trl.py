@@ -74,6 +74,10 @@ def build_trainer(env_id: str = "UserBench/Retail-v0", *, steps: int = 2, num_ge
         max_tool_calling_iterations=max_tool_iterations, learning_rate=learning_rate, logging_steps=1,
         report_to=[], save_strategy="no", use_cpu=True, seed=seed, shuffle_dataset=rows is None,
         disable_tqdm=True, gradient_checkpointing=False,
+        # float32, as dequantized: TRL's default bf16 autocast sends CPU matmuls without bf16
+        # hardware down a slow generic path (here a test's first step had not finished after
+        # 8 minutes; in float32 it takes about one)
+        bf16=False,
     )
     tools = None if all_tools else CPU_TOOLS.get(env_id)
     return GRPOTrainer(

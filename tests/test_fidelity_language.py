@@ -127,6 +127,17 @@ def test_asking_for_another_step_instead_is_no_engagement_with_the_request(tau2_
     for reply, skipped in (("Okay then. And what should I do after that?", True),
                            ("Okay, and what comes afterwards?", True)):
         assert _skips(reply) is skipped, reply
+    # issue 22, round 10: a question's "or what?" tail asks nothing about the request; a bare "what?" does
+    for reply, skipped in (("Hang on, is the whole network down round here or what?", True),
+                           ("Sorry, what? Turn off which bit?", False)):
+        assert _skips(reply) is skipped, reply
+
+
+def test_the_emphatic_did_before_a_verb_of_thinking_claims_nothing_done(tau2_data):
+    # issue 22, round 10: "I did think ..." is no "I did it"
+    for reply, skipped in (("Ah, so that's the culprit. I did think the phone was acting odd lately.", True),
+                           ("Right, I did that a minute ago.", False)):
+        assert _skips(reply) is skipped, reply
 
 
 def test_device_states_read_tense_and_negation(tau2_data):

@@ -606,3 +606,29 @@ def test_a_dropped_g_is_read_as_written_in_full():
 ])
 def test_picture_messages_sending_is_an_outcome_only_a_check_can_tell(text, checks):
     assert reported_checks(text) == checks
+
+
+# -- round 10: "no" before a feature ------------------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Done that. No VPN on there now, just the plain connection.", (("vpn", "off"),)),
+    ("There's no wifi on at the cabin.", (("wifi", "off"),)),
+    ("No, the VPN is on.", (("vpn", "on"),)),  # an answer's "no," negates nothing after it
+])
+def test_no_before_a_feature_negates_the_state_after_it(text, states):
+    assert set(device_states(text)) == set(states)
+
+
+# -- round 10: a chain of fallback requests -----------------------------------------------------------
+@pytest.mark.parametrize("opening, verdict", [
+    # every alternative of the reason, each asked on the condition that the one before fails
+    ("Hello, my card only has $1131 left on it and the order came to over $1160. Could the payment be split over "
+     "two cards? If not, what's the most expensive item, and could I cancel only that? If not, can all the items "
+     "switch to their cheapest options to bring it down to $1131?", "fail"),
+    # the request with one alternative is the reason for calling
+    ("Hello, my card only has $1131 left on it and the order came to over $1160. Could the payment be split over "
+     "two cards? If not, which item costs the most?", "pass"),
+])
+def test_a_chain_of_fallback_requests_recites_the_plan(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "36", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")] == [verdict]

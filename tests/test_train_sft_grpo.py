@@ -29,7 +29,8 @@ import pytest
 import resources
 from userbench_env.tasks import load_tasks
 
-pytestmark = [pytest.mark.slow, pytest.mark.realmodel]
+# (one xdist group: under ``--dist loadgroup`` the module's smoke run happens once, on one worker)
+pytestmark = [pytest.mark.slow, pytest.mark.realmodel, pytest.mark.xdist_group("sft_grpo")]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "train_sft_grpo.py"

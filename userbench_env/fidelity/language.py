@@ -269,10 +269,25 @@ def stated_part(text: str) -> str:
     """What ``text`` (lower-cased) states rather than asks: its clauses that are not
     questions (:func:`question_clauses`), without their comma-separated parts that open as
     requests ("I'd like ...", "please ...", "so please be patient"; a "please don't ..." laying down terms is stated). What a message states
-    beyond its request is where a recital shows."""
+    beyond its request is where a recital shows. In a chain of fallback requests
+    (:data:`_FALLBACK_CHAIN`: "Can you split it? If not, can I cancel the camera? If not,
+    ..."), the requests made on the condition that an earlier one fails ask nothing of the
+    moment: they are the plan, stated."""
+    low = _plain(text)
     asked = set(question_clauses(text))
-    return " ".join(part for c in clauses(_plain(text)) if c not in asked
-                    for part in _PARTS.split(c) if _REQUEST_OPENING.match(part) is None)
+    chained = re.search(_FALLBACK_CHAIN, low) is not None
+    return " ".join(part for c in clauses(low)
+                    for part in ((c,) if chained and _FALLBACK_OPENING.match(c) else () if c in asked else
+                                 (p for p in _PARTS.split(c) if _REQUEST_OPENING.match(p) is None)))
+
+
+#: An alternative asked for on the condition that an earlier request fails, opening a clause.
+_FALLBACK_OPENING = re.compile(r"^(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise)\b")
+#: Two such alternatives in separate sentences of one message: a plan with its fallbacks,
+#: laid out before the agent answered its first request (one sentence's "battery, failing
+#: that USB" is one preference).
+_FALLBACK_CHAIN = (r"\b(?:if not|failing that|otherwise)\b[^.!?]{0,200}[.!?]\s+(?:(?:and|or|but|so)\s+)?"
+                   r"(?:if not|failing that|otherwise)\b")
 
 
 #: A customer's identifying item, as an agent names it.
@@ -413,6 +428,8 @@ _RECITAL_CUES: Gated = _gated(
     (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
      r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
      r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
+    # a chain of fallback requests: a second alternative asked for before the first was answered
+    (("if not", "failing that", "otherwise"), _FALLBACK_CHAIN),
     # the user's own limits and conditions: a budget, what it accepts and on what terms
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"

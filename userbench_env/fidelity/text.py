@@ -406,8 +406,10 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:(?
                           r"(?:\w+\s+)?(connected to|using|on|off|in)\s+(?:the\s+|a\s+|any\s+|my\s+)?$"
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
+#: A negation just before a feature that flips the state stated after it: "don't have the VPN
+#: on", "no VPN on there anymore" (a "no" on the same line, not a value: "Enabled: No").
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
-                             r"(?:the\s+|my\s+|any\s+)?$")
+                             r"(?:the\s+|my\s+|any\s+)?$|(?<!: )\bno +$")
 _STATUS_BAR = re.compile(r"status bar:([^\n]*)")
 
 
@@ -741,7 +743,11 @@ _NOT_ACTIONS = (
     r"concerned|interested|supposed|scared|surprised|annoyed|frustrated|tired|excited|pleased|disappointed|travel+ed|"
     r"moved|noted|agreed|got (?:it|that|you|ya|this)|had|was|were|been|felt|knew|saw|seemed|hated|wished|started|stopped|"
     r"emailed|texted|"
-    r"figured|bought|purchased|paid for|waited|hesitated|appreciated|gathered|imagined|suspected"
+    r"figured|bought|purchased|paid for|waited|hesitated|appreciated|gathered|imagined|suspected|"
+    # the emphatic auxiliary before such a verb: "I did wonder whether ...", "I did try"
+    r"did (?:wonder|think|want|need|hope|notice|ask|mean|figure|hear|read|realize|realise|expect|assume|try|guess|"
+    r"like|love|prefer|decide|plan|worry|mention|say|tell|explain|understand|learn|remember|forget|miss|see|feel|"
+    r"know|wish|wait|suspect|imagine|appreciate)"
 )
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
