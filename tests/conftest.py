@@ -47,11 +47,7 @@ def _long(item: pytest.Item) -> bool:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the long tests (markers ``slow`` and ``realmodel``: training, a real model) first,
-    in their usual order. Under ``-n 2 --dist loadgroup`` (the README's command) xdist hands
-    out whole ``xdist_group`` groups first, largest first (the real-model tests, which share
-    one server, and the SFT-then-GRPO smoke run, which runs once), then single tests in this
-    order: the long ones start at once, beside the quick ones, rather than one worker running
-    them alone after both finished the quick ones."""
+    in their usual order, so that under ``-n 2`` they start early beside the quick ones."""
     items.sort(key=lambda item: not _long(item))
 
 

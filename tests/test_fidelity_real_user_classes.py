@@ -632,3 +632,19 @@ def test_a_chain_of_fallback_requests_recites_the_plan(opening, verdict):
     tracker = RuleTracker(task_criteria(load_task("retail", "36", source="tau2")))
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")] == [verdict]
+
+
+# -- round 10: how the user will react to the agent's later questions --------------------------------
+@pytest.mark.parametrize("opening, verdict", [
+    # the replies scripted for the agent's confirmations, announced in the opening
+    ("Hi, I'd like to swap my water bottle for a bigger one and my desk lamp for a dimmer one. If you ask me to "
+     "confirm, I'll keep it to the lamp. If you ask again, I won't swap anything and will return the bottle instead.",
+     "fail"),
+    # an opinion ("if you ask me, ...") announces nothing
+    ("Hi, I'd like to swap my water bottle for a bigger one and my desk lamp for a dimmer one. If you ask me, "
+     "the lamp was far too bright from day one.", "pass"),
+])
+def test_announcing_the_reply_to_a_later_question_recites_the_brief(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("retail", "5", source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")] == [verdict]

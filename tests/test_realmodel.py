@@ -33,9 +33,7 @@ from userbench_env.fidelity.judge import FidelityJudge
 from userbench_env.serve.gguf import DEFAULT_MODEL_NAME, ModelNotInstalled, default_gguf_path
 from userbench_env.tasks import load_tasks
 
-# (one xdist group: under ``--dist loadgroup`` one worker runs them all against one server)
-pytestmark = [pytest.mark.realmodel, pytest.mark.xdist_group("realmodel"),
-              pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")]
+pytestmark = [pytest.mark.realmodel, pytest.mark.filterwarnings("ignore:Pydantic serializer warnings:UserWarning")]
 
 CAP = 48
 PRICES = {DEFAULT_MODEL_NAME: {"input": 0.1, "output": 0.4}, f"openai/{DEFAULT_MODEL_NAME}": {"input": 0.1, "output": 0.4}}

@@ -29,8 +29,7 @@ import pytest
 import resources
 from userbench_env.tasks import load_tasks
 
-# (one xdist group: under ``--dist loadgroup`` the module's smoke run happens once, on one worker)
-pytestmark = [pytest.mark.slow, pytest.mark.realmodel, pytest.mark.xdist_group("sft_grpo")]
+pytestmark = [pytest.mark.slow, pytest.mark.realmodel]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "train_sft_grpo.py"

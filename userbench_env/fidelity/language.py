@@ -430,6 +430,11 @@ _RECITAL_CUES: Gated = _gated(
      r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
     # a chain of fallback requests: a second alternative asked for before the first was answered
     (("if not", "failing that", "otherwise"), _FALLBACK_CHAIN),
+    # how the user will react to what the agent asks later ("if you ask me to confirm, I'll
+    # ..."): a reply scripted for a later moment ("if you ask me, I'd say ...": an opinion)
+    (("if you ask",),
+     r"\bif you ask(?: me)? (?:to|for|whether|if|about|again)\b[^.!?]{0,60}?"
+     r"\b(?:i'?ll|i will|i won'?t|i will not|i'?d|i would|i wouldn'?t|i'?m going to|i'?m gonna)\b"),
     # the user's own limits and conditions: a budget, what it accepts and on what terms
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
