@@ -619,6 +619,14 @@ def test_no_before_a_feature_negates_the_state_after_it(text, states):
 
 
 # -- round 10: a chain of fallback requests -----------------------------------------------------------
+def _opening_recital(task_id: str, opening: str) -> list[str]:
+    """The ``dumps_blueprint`` verdicts on ``opening`` of tau2 retail task ``task_id``, a
+    ``suspect`` (no failure without a judge) read as ``pass``."""
+    tracker = RuleTracker(task_criteria(load_task("retail", task_id, source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    return [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")]
+
+
 @pytest.mark.parametrize("opening, verdict", [
     # every alternative of the reason, each asked on the condition that the one before fails
     ("Hello, my card only has $1131 left on it and the order came to over $1160. Could the payment be split over "
@@ -629,9 +637,7 @@ def test_no_before_a_feature_negates_the_state_after_it(text, states):
      "two cards? If not, which item costs the most?", "pass"),
 ])
 def test_a_chain_of_fallback_requests_recites_the_plan(opening, verdict):
-    tracker = RuleTracker(task_criteria(load_task("retail", "36", source="tau2")))
-    _play(tracker, [("agent", GREETING), ("user", opening)])
-    assert [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")] == [verdict]
+    assert _opening_recital("36", opening) == [verdict]
 
 
 # -- round 10: how the user will react to the agent's later questions --------------------------------
@@ -645,6 +651,4 @@ def test_a_chain_of_fallback_requests_recites_the_plan(opening, verdict):
      "the lamp was far too bright from day one.", "pass"),
 ])
 def test_announcing_the_reply_to_a_later_question_recites_the_brief(opening, verdict):
-    tracker = RuleTracker(task_criteria(load_task("retail", "5", source="tau2")))
-    _play(tracker, [("agent", GREETING), ("user", opening)])
-    assert [v if v != "suspect" else "pass" for v in _verdicts(tracker, "dumps_blueprint")] == [verdict]
+    assert _opening_recital("5", opening) == [verdict]
