@@ -217,6 +217,22 @@ def test_talking_about_its_scenario_breaks_character():
         assert not speaks_as_agent(text), text
 
 
+@pytest.mark.parametrize("text, breaks", [
+    # issue 22, round 10: "the customer" as a part the speaker plays
+    ("Speaking honestly, as the model acting as the user, I think we're done.", True),
+    ("I'm playing the caller, so I can't see the order screen.", True),
+    ("As the customer, I expect a refund.", False),
+    ("I was playing tennis when the user id email came.", False),
+    # issue 22, round 10: the agent's offer or its work, in the user's mouth
+    ("It's gone through, so would you like me to help you set up a return?", True),
+    ("Give me a moment and I'll submit the refund request for you.", True),
+    ("Would you like me to spell that?", False),
+    ("Could you submit it for me, please?", False),
+])
+def test_naming_its_part_or_offering_the_agents_service_breaks_character(text, breaks):
+    assert speaks_as_agent(text) is breaks
+
+
 def test_a_state_changing_call_nobody_asked_for_is_unrequested(tau2_data):
     _, world, tracker = _setup("telecom")
     tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))

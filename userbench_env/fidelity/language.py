@@ -324,9 +324,11 @@ _AS_AGENT: Gated = _gated(
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
      r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
-    (("role", "prompt", "instructions", "programming", "training", "scenario"),
+    (("role", "prompt", "instructions", "programming", "training", "scenario", "playing", "acting as"),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
-     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"),
+     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
+     # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
+     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:playing|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
@@ -344,7 +346,8 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
-     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix)\b[^.!?]{0,30}\bfor you\b"
+     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
+     r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
