@@ -228,6 +228,9 @@ def test_talking_about_its_scenario_breaks_character():
     ("Give me a moment and I'll submit the refund request for you.", True),
     ("Would you like me to spell that?", False),
     ("Could you submit it for me, please?", False),
+    # issue 22, round 11: the agent finding the customer's record
+    ("Thanks. Okay, I've located your booking and I can see both flights on it.", True),
+    ("I've found your app really slow lately.", False),
 ])
 def test_naming_its_part_or_offering_the_agents_service_breaks_character(text, breaks):
     assert speaks_as_agent(text) is breaks

@@ -652,3 +652,15 @@ def test_a_chain_of_fallback_requests_recites_the_plan(opening, verdict):
 ])
 def test_announcing_the_reply_to_a_later_question_recites_the_brief(opening, verdict):
     assert _opening_recital("5", opening) == [verdict]
+
+
+# -- round 11: a feature's button, "isn't in that mode", a symbol on the status bar -------------------
+@pytest.mark.parametrize("text, states", [
+    ("The roaming button's switched off, as far as I can tell.", (("roaming", "off"),)),
+    ("It isn't in that flight mode, I made sure.", (("airplane mode", "off"),)),
+    ("The phone isn't connected to any VPN.", (("vpn", "off"),)),
+    # "on the status bar" says where a symbol is, not that the feature is on
+    ("All done. A wifi symbol shows on the status bar now.", ()),
+])
+def test_a_feature_named_by_its_button_or_its_mode_has_a_state(text, states):
+    assert set(device_states(text)) == set(states)

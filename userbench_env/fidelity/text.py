@@ -383,14 +383,14 @@ _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one), a negation (which flips it), adverbs, a state word.
 _STATE_AFTER = re.compile(
-    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature))?\s*"
+    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?\s*"
     r"(?P<verb>:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
     r"(?P<neg>n't|\s+not|\s+never)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|your|a|an|this|that|his|her|our|it|its)\b"
-    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other)\b)|off|yes|no|enabled|disabled|"
+    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other|status|top|display)\b)|off|yes|no|enabled|disabled|"
     r"connected|disconnected|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
@@ -402,8 +402,9 @@ _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
-_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s)\s+(?:(?!not\b|never\b)\w+\s+)?(?:(not|never)\s+)?"
-                          r"(?:\w+\s+)?(connected to|using|on|off|in)\s+(?:the\s+|a\s+|any\s+|my\s+)?$"
+_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s|(?:it|phone) is)\s+(?:(?!not\b|never\b)\w+\s+)?"
+                          r"(?:(not|never)\s+)?(?:\w+\s+)?(connected to|using|on|off|in)\s+(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
+                          r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
