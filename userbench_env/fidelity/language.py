@@ -275,19 +275,29 @@ def stated_part(text: str) -> str:
     moment: they are the plan, stated."""
     low = _plain(text)
     asked = set(question_clauses(text))
-    chained = re.search(_FALLBACK_CHAIN, low) is not None
-    return " ".join(part for c in clauses(low)
-                    for part in ((c,) if chained and _FALLBACK_OPENING.match(c) else () if c in asked else
-                                 (p for p in _PARTS.split(c) if _REQUEST_OPENING.match(p) is None)))
+    chained = _FALLBACK_CHAIN_RE.search(low) is not None
+    return " ".join(part for c in clauses(low) for part in _stated_parts(c, asked, chained))
 
 
-#: An alternative asked for on the condition that an earlier request fails, opening a clause.
-_FALLBACK_OPENING = re.compile(r"^(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise)\b")
+def _stated_parts(clause: str, asked: set[str], chained: bool) -> list[str]:
+    """What ``clause`` states (see :func:`stated_part`): all of it when it is a fallback
+    request of a chain, nothing when it asks, else its parts that do not open as requests."""
+    if chained and _FALLBACK_OPENING.match(clause):
+        return [clause]
+    if clause in asked:
+        return []
+    return [part for part in _PARTS.split(clause) if _REQUEST_OPENING.match(part) is None]
+
+
+#: An alternative asked for on the condition that an earlier request fails ("if not, ..."),
+#: after a joining word or none.
+_FALLBACK = r"(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise)\b"
+_FALLBACK_OPENING = re.compile("^" + _FALLBACK)
 #: Two such alternatives in separate sentences of one message: a plan with its fallbacks,
 #: laid out before the agent answered its first request (one sentence's "battery, failing
 #: that USB" is one preference).
-_FALLBACK_CHAIN = (r"\b(?:if not|failing that|otherwise)\b[^.!?]{0,200}[.!?]\s+(?:(?:and|or|but|so)\s+)?"
-                   r"(?:if not|failing that|otherwise)\b")
+_FALLBACK_CHAIN = r"\b" + _FALLBACK + r"[^.!?]{0,200}[.!?]\s+" + _FALLBACK
+_FALLBACK_CHAIN_RE = re.compile(_FALLBACK_CHAIN)
 
 
 #: A customer's identifying item, as an agent names it.

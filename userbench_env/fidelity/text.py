@@ -402,9 +402,11 @@ _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
-_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it'?s|(?:it|phone) is)\s+(?:(?!not\b|never\b)\w+\s+)?"
-                          r"(?:(not|never)\s+)?(?:\w+\s+)?(connected to|using|on|off|in)\s+(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
-                          r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
+#: The determiner a link may end with before the feature ("not in that airplane mode").
+_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
+_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
+                          r"(?:(not|never)\s+)?(?:\w+\s+)?(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
+                          r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
