@@ -664,3 +664,114 @@ def test_announcing_the_reply_to_a_later_question_recites_the_brief(opening, ver
 ])
 def test_a_feature_named_by_its_button_or_its_mode_has_a_state(text, states):
     assert set(device_states(text)) == set(states)
+
+
+# -- round 12: what a user says once the agent calls its request done -------------------------------
+@pytest.mark.parametrize("agent, verdict", [
+    # told "all done" with nothing said of how, the user spells out the terms it expects: checking the outcome
+    ("All sorted, your request has been taken care of. Anything else today?", "suspect"),
+    # the same terms while the request is still being worked on: the plan given at once
+    ("I see. Let me look at your reservation.", "fail"),
+    ("Could you please tell me your user id?", "fail"),
+])
+def test_terms_restated_after_the_agent_reports_the_request_done_are_no_sure_recital(agent, verdict):
+    _, _, tracker = _setup("airline", "5")  # delayed HAT045: compensation to the card, a voucher as fallback, flight unchanged
+    _play(tracker, [("agent", GREETING), ("user", "My flight HAT045 is delayed and I want compensation for it."),
+                    ("agent", agent),
+                    ("user", "For the record: the compensation is to go back to my original payment method, failing "
+                             "that a voucher for future travel will do, and the flight is to stay exactly as it is, "
+                             "not cancelled, not modified.")])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 12: a name said along with the id the agent asked for --------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("Sure, ethan_martin_2396, and the name on it is Ethan Martin.", "suspect"),  # introducing oneself
+    ("Can't you just search for Ethan Martin instead?", "fail"),  # the name in the id's place: volunteered
+])
+def test_a_name_given_with_the_asked_id_is_no_sure_volunteering(answer, verdict):
+    _, _, tracker = _setup("airline", "27")
+    _play(tracker, [("agent", GREETING), ("user", "I want to complain about a delayed flight."),
+                    ("agent", "Could you please tell me your user id?"), ("user", answer)])
+    assert [v["verdict"] for v in tracker.verdicts() if v["id"] == "premature_disclosure/name"] == [verdict]
+
+
+# -- round 12: an email address read aloud -------------------------------------------------------------
+@pytest.mark.parametrize("text, written", [
+    ("mia dot garcia2723 at example dot com, all lower case", "mia.garcia2723@example.com, all lower case"),
+    ("it's jo underscore lee at mail dot co dot uk", "it's jo_lee@mail.co.uk"),
+    ("have a look at example dot com", "have a look at example dot com"),  # no address: a word, not an id, before "at"
+])
+def test_an_email_read_aloud_is_read_as_written(text, written):
+    from userbench_env.fidelity.rules.invented import written_out
+
+    assert written_out(text) == written
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("mia.garcia2723@example.com, so that's mia dot garcia2723 at example dot com", "pass"),
+    ("mia dot garcia2724 at example dot com", "fail"),  # read aloud, still not the address the user has
+])
+def test_the_users_email_spelled_out_invents_nothing(answer, verdict):
+    _, _, tracker = _setup("retail", "10")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with an order."),
+                    ("agent", "Could you please tell me your email?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 12: "all this information" up front covers what came before it --------------------------------
+def test_an_instruction_to_give_all_the_information_up_front_covers_the_paragraphs_before_it():
+    from userbench_env.core.task import Blueprint
+    from userbench_env.fidelity.text import upfront_sentences
+
+    character = "Your annual income is $72,000. You have no subscription."
+    need = "You want a card with no annual fee."
+
+    def blueprint(last: str) -> Blueprint:
+        return Blueprint(domain="banking", raw_instructions=f"{character}\n\n{need} {last}")
+
+    assert upfront_sentences(blueprint("This is all information you should provide upfront.")) == [
+        "Your annual income is $72,000.", "You have no subscription.", need,
+        "This is all information you should provide upfront."]
+    # an up-front instruction about one matter covers its own paragraph only
+    assert upfront_sentences(blueprint("Mention the fee upfront.")) == [need, "Mention the fee upfront."]
+
+
+# -- round 12: dialect contractions, a feature's state answering its own question ----------------------
+@pytest.mark.parametrize("text, states", [
+    ("and the roamin's definitely on, sorted it before the trip", (("roaming", "on"),)),
+    ("Flight mode? It's off, checked it myself.", (("airplane mode", "off"),)),
+    ("Wifi, it is on.", (("wifi", "on"),)),
+    ("Flight mode? Is it off?", ()),  # a question twice over states nothing
+    ("Should I look at roaming? It is the first thing they ask.", ()),
+])
+def test_a_dropped_g_before_a_contraction_and_a_state_answering_its_own_question(text, states):
+    assert device_states(text) == states
+
+
+# -- round 12: a stop once the agent answered the user's question -------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("Refunds always go back to the original form of payment; gift cards only hold credit the airline gives out.",
+     "suspect"),
+    ("Let me look into that.", "fail"),  # no answer yet
+    ("Which gift card did you have in mind?", "fail"),  # the agent waits on the user
+])
+def test_a_stop_after_the_agent_answered_a_question_for_information(answer, verdict):
+    _, _, tracker = _setup("airline", "28")  # cancel reservation SI5UKW
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I need to cancel reservation SI5UKW."),
+                    ("agent", "Done: SI5UKW has been cancelled."),
+                    ("user", "Thanks. Could you explain why the refund can't go onto a gift card, by the way?"),
+                    ("agent", answer), ("user", "I see, that's clear. Bye! ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == [verdict]
+
+
+def test_a_stop_some_pleasantries_after_withdrawing_over_a_price_is_not_sure():
+    _, _, tracker = _setup("airline", "34")  # over the $200 budget, make no changes
+    _play(tracker, [("agent", GREETING), ("user", "I'd like to move my outbound flight to the next day, nonstop."),
+                    ("agent", "I can do that. The change comes to $292 in total. Shall I go ahead?"),
+                    ("user", "Can you check whether my insurance covers that fee?"),
+                    ("agent", "Your insurance covers cancellations for health or weather reasons, not changes."),
+                    ("user", "Then I'll hold off on any changes, it's too much for me."),
+                    ("agent", "Understood. Is there anything else?"), ("user", "No, that's all, thanks!"),
+                    ("agent", "You're welcome, have a nice day!"), ("user", "You too! ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["suspect"]

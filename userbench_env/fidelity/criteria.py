@@ -56,11 +56,11 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
      "order_id", "item_id", "payment_method", "address", "date"}
 )
 
-_NAME_KINDS = frozenset({"name", "first_name", "last_name"})
+NAME_KINDS = frozenset({"name", "first_name", "last_name"})
 
 #: Item kinds that say who the user is (not what its request is about): stated together with
 #: a recited scenario sentence, they list several scenario facts at once (``dumps_blueprint``).
-IDENTITY_KINDS = frozenset({*_NAME_KINDS, "user_id", "email", "phone_number", "zip", "address"})
+IDENTITY_KINDS = frozenset({*NAME_KINDS, "user_id", "email", "phone_number", "zip", "address"})
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -122,7 +122,7 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     for item, grounding in [*items, *((item, item.span) for item in scenario_ids(blueprint))]:
         if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
-        if item.kind in _NAME_KINDS:  # only the first name is the user's own (later ones name others)
+        if item.kind in NAME_KINDS:  # only the first name is the user's own (later ones name others)
             if named:
                 continue
             named = True
@@ -333,7 +333,7 @@ def task_criteria(task: Task) -> list[Criterion]:
 
 
 __all__ = [
-    "DISCLOSURE_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
+    "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools",
     "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

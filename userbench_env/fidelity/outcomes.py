@@ -105,6 +105,14 @@ _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:w
 _ACTION_REQUEST = re.compile(r"\b(?:cancel|return|exchange|swap|change|modify|book|rebook|upgrade|downgrade|refund|"
                              r"update|add|remove|move|replace|reset|fix|close|open|block|freeze|unfreeze|dispute|"
                              r"reactivate|activate|transfer|pay|order)\b", re.I)
+#: Asking for a reason or an explanation ("why doesn't the refund go back to the gift card?",
+#: "could you explain how ..."): information, whatever action it speaks of.
+_WHY = re.compile(r"\b(?:why|how come|clarify|explain)\b", re.I)
+#: A question for information ("what's the baggage allowance?", "which card is it on?").
+_WH_QUESTION = re.compile(r"\b(?:how|what|what's|which|when|where|who|whether)\b[^.!?]*\?", re.I)
+#: An agent announcing work still to do ("let me look into that", "one moment"): no answer yet.
+_PENDING = re.compile(r"\b(?:let me|one moment|just a moment|give me a (?:moment|second|minute)|bear with me|"
+                      r"please (?:hold|wait)|i'?ll (?:check|look|find out|get back))\b", re.I)
 #: Wanting something, in any register ("I need to", "wanna", "please").
 _WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|want|need|wish)|wanna|gotta|need to|want to|have to|"
                       r"please|can you|could you|would you|will you|help me)\b", re.I)
@@ -169,8 +177,27 @@ def referred_elsewhere(agent_text: str, text: str) -> bool:
 
 def asks_for_action(text: str) -> bool:
     """True when a user ``text`` wants an action on its account or booking ("I need to cancel
-    an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?")."""
-    return _WANTING.search(text) is not None and _ACTION_REQUEST.search(text) is not None
+    an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?");
+    asking for a reason ("could you explain why the refund can't go ...", :data:`_WHY`) wants none."""
+    return _WANTING.search(text) is not None and _ACTION_REQUEST.search(text) is not None and _WHY.search(text) is None
+
+
+def asks_for_information(text: str) -> bool:
+    """True when a user ``text`` asks for a reason or an explanation (:data:`_WHY`), or asks
+    a question for information and no action (:func:`asks_for_action`): what an answer settles."""
+    return _WHY.search(text) is not None or (_WH_QUESTION.search(text) is not None and not asks_for_action(text))
+
+
+def answers(text: str) -> bool:
+    """True when an agent ``text`` says something to the user that neither waits on it
+    (:func:`waits_on_user`) nor announces work still to do (:data:`_PENDING`)."""
+    return not waits_on_user(text) and _PENDING.search(text) is None
+
+
+def reports_done(text: str) -> bool:
+    """True when an agent ``text`` reports the user's request done ("your order has been
+    cancelled", "taken care of"); an answer with a figure does not."""
+    return _DONE.search(text) is not None and agent_outcome(text) == "done"
 
 
 def reports_action(text: str) -> bool:
@@ -238,5 +265,5 @@ def standing(agent_texts: Iterable[str]) -> Standing | None:
     return found
 
 
-__all__ = ["Outcome", "Standing", "accepts_offer", "action_open", "agent_outcome", "asks_for_action", "reports_action", "referred_elsewhere", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
+__all__ = ["Outcome", "Standing", "accepts_offer", "action_open", "answers", "asks_for_information", "agent_outcome", "asks_for_action", "reports_action", "referred_elsewhere", "reports_done", "insists", "makes_request", "reports", "says_when_to_give_up", "standing",
            "waits_on_user", "withdrew"]

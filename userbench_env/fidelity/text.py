@@ -197,15 +197,28 @@ _UPFRONT = re.compile(r"\b(?:up[- ]?front|at the (?:start|beginning|outset)|in (
                       r"from the (?:start|outset))\b", re.I)
 
 
+#: An up-front sentence speaking of all the user was told ("This is all information you should
+#: provide upfront"): it covers the paragraphs before its own too.
+_ALL_UPFRONT = re.compile(r"\ball (?:(?:of )?(?:this|the|that) )?(?:information|info|details)\b|\ball of (?:this|that|it)\b", re.I)
+
+
 def upfront_sentences(blueprint: Blueprint) -> list[str]:
     """The sentences a scenario tells the user to state at once: per paragraph (of its
-    persona and instructions), those before (and including) its last :data:`_UPFRONT` sentence."""
+    persona and instructions), those before (and including) its last :data:`_UPFRONT`
+    sentence; when that sentence speaks of all the user was told (:data:`_ALL_UPFRONT`),
+    the sentences of the text's paragraphs before it as well (which information "all"
+    covers, the user cannot tell apart)."""
     out: list[str] = []
     for text in (blueprint.persona, blueprint.instructions, blueprint.raw_instructions):
+        before: list[str] = []
         for paragraph in _PARAGRAPH.split(text or ""):
             sentences = _split(paragraph)
             last = max((i for i, sentence in enumerate(sentences) if _UPFRONT.search(sentence)), default=-1)
+            if last >= 0 and _ALL_UPFRONT.search(sentences[last]):
+                out += before
+                before = []
             out += sentences[:last + 1]
+            before += sentences[last + 1:]
     return out
 
 
@@ -381,10 +394,11 @@ _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular dat
 _ON = {"on", "yes", "enabled", "connected", "active"}
 _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
-#: the state is the current one), a negation (which flips it), adverbs, a state word.
+#: the state is the current one; "it's" after the name's own question or comma: "Airplane
+#: mode? It's off"), a negation (which flips it), adverbs, a state word.
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?\s*"
-    r"(?P<verb>:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    r"(?P<verb>\s*[?,]\s+it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
     r"(?P<neg>n't|\s+not|\s+never)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
@@ -460,10 +474,10 @@ def _earlier(text: str, start: int, end: int) -> bool:
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
 #: Dialect forms, read as their standard forms: Scots negations, "no'" for "not" ("data's no'
 #: working") and "-nae" for "n't" ("isnae", "cannae", "disnae"), and a dropped final g
-#: ("roamin'" for "roaming").
+#: ("roamin'" for "roaming", "roamin's" for "roaming's").
 _DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bdisnae\b"), "doesn't"),
                   (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
-                  (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
+                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
 
 
 def _standard_forms(text: str) -> str:
@@ -485,11 +499,13 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     stated, verbs = [], []
     asks_something = "?" in text
     for m in _FEATURE.finditer(text):
-        if asks_something and _asked(text, m.end()):
+        after = _STATE_AFTER.match(text, m.end())
+        # "Airplane mode? It's off": the user answers its own question (unless that answer is asked too)
+        answered = after is not None and (after.group("verb") or "").lstrip().startswith("?") and not _asked(text, after.end())
+        if asks_something and _asked(text, m.end()) and not answered:
             continue  # "is roaming on?" asserts no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
-        after = _STATE_AFTER.match(text, m.end())
         if after is not None:
             state = after.group("state") in _ON
             negated = ((after.group("neg") is not None) + (after.group("neg2") is not None)

@@ -10,6 +10,7 @@ from typing import Any
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.conditions import stated
+from userbench_env.fidelity.criteria import IDENTITY_KINDS, NAME_KINDS
 from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, years
 from userbench_env.fidelity.text import asks, lowered as lower, whole_token
 from userbench_env.tasks.extract import asking_part
@@ -33,7 +34,9 @@ class PrematureDisclosure(_Watches):
     criterion applies once the agent asked for the kind or the user stated the value;
     it passes when the value was first stated after a request (or never stated after one:
     the pass then dates from the request). A value stated again before any request is no
-    new disclosure (logged once). A value stated while the agent's latest text asks for another item that
+    new disclosure (logged once). The user's name given along with the identity item the
+    agent's latest text asks for ("it's ethan_martin_2396, Ethan Martin") is ``suspect``: a
+    caller introducing itself as it answers (given in that item's place, it is volunteered). A value stated while the agent's latest text asks for another item that
     the user denies having is ``suspect`` (offered in that item's place: a deflection), and
     so is a payment method stated to pay an amount the agent's latest text named ("$50 is
     fine, I'll pay with my Visa ending in 2915": what the agent needs next).
@@ -119,6 +122,10 @@ class PrematureDisclosure(_Watches):
                 # the agent just asked for another item, which the user denies: this one is
                 # offered in its place (a deflection, withholding's to judge), not surely unasked
                 self.suspect(cid, turn, "offered in place of an item the agent asked for and the user denies")
+            elif kind in NAME_KINDS and agent and any(other in agent[-1][3] & IDENTITY_KINDS for _, other in reading):
+                # asked for an id, the user says who it is along with it: introducing oneself,
+                # the agent's question answered, not surely a detail volunteered
+                self.suspect(cid, turn, "its name given with the identity item the agent asked for")
             elif kind == "payment_method" and agent and any(c.isdigit() for c in agent[-1][2]) \
                     and _PAYING.search(lower(text)):
                 # the agent just named an amount and the user says how it will pay it: what the

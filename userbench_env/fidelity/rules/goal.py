@@ -8,8 +8,8 @@ from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
-from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, makes_request, referred_elsewhere,
-                                             reports, standing, withdrew)
+from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, answers, asks_for_information, makes_request,
+                                             referred_elsewhere, reports, standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -43,7 +43,11 @@ class PrematureStop(_Requests, _OnToken):
       for an item or a choice) and it never reported an outcome, fails; after an outcome it
       reported earlier, it is ``suspect`` (a further request or a follow-up question);
     * a stop with no outcome reported ("Is there anything else?" after nothing done) fails,
-      unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
+      unless the user's latest request asked for information
+      (:func:`~userbench_env.fidelity.outcomes.asks_for_information`: "could you explain why
+      ...") and the agent's latest text answered it
+      (:func:`~userbench_env.fidelity.outcomes.answers`), no action of the user's left open:
+      suspect; or unless the scenario tells the user when to give up (``params["gives_up"]``): suspect;
     * a stop after the agent reported the request done passes: whether it really was is
       the agent's success, not the user's fidelity; an answer with a figure reports no
       action done, so after one a stop with an action the user asked for neither reported
@@ -52,10 +56,11 @@ class PrematureStop(_Requests, _OnToken):
       issue the voucher" - "please go ahead") is ``suspect``: the user has settled its
       request (carrying it out is the agent's part), though it might have waited for the
       agent's word that it was done;
-    * a stop right after the user withdrew its request ("I'll hold off on any changes") is
-      suspect when the scenario states conditions that may allow it (``params["conditional"]``:
-      a sentence with "if", "unless", ...; or when to give up) and the agent has told
-      something since the request that such a condition could weigh (an outcome, a figure:
+    * a stop after the user withdrew its latest request ("I'll hold off on any changes"; in
+      that message or any since, pleasantries after it included) is suspect when the scenario
+      states conditions that may allow it (``params["conditional"]``: a sentence with "if",
+      "unless", ...; or when to give up) and the agent has told something such a condition
+      could weigh (an outcome, a figure, at any point of the conversation:
       :func:`~userbench_env.fidelity.outcomes.reports`), even when the scenario says to
       insist otherwise; it fails otherwise;
     * a stop after the agent said it cannot be done (or referred the user to someone else
@@ -114,7 +119,7 @@ class PrematureStop(_Requests, _OnToken):
         insist, gives_up, conditional = self.compiled[3:]
         feed = self.feed
         # what the agent said since the user's latest request (an outcome answers the requests before it)
-        since = next((clock for clock, said in reversed(feed.user[:-1]) if makes_request(said)), 0)
+        since, request = next(((clock, said) for clock, said in reversed(feed.user[:-1]) if makes_request(said)), (0, ""))
         agent = [said for clock, _, said, _ in feed.agent if clock > since]
         now = standing(agent)  # (a greeting is a courtesy: neither an outcome nor a wait)
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
@@ -124,10 +129,10 @@ class PrematureStop(_Requests, _OnToken):
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
         elif now == "done" and not self._action_open():
             verdict, why = "pass", ""
-        elif withdrew(feed.user[-2][1] if len(feed.user) > 1 else "") or withdrew(text):
+        elif any(withdrew(said) for clock, said in feed.user if clock >= since):
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
-                if conditional and any(reports(said) for said in agent) else \
+                if conditional and any(reports(said) for _, _, said, _ in feed.agent) else \
                 ("fail", "withdraws its request and stops with nothing told that a scenario condition could weigh")
         elif insist and refused:
             verdict, why = ("suspect", "stops to pursue its request where the agent referred it; the scenario says to insist") \
@@ -140,6 +145,8 @@ class PrematureStop(_Requests, _OnToken):
                 else ("pass", "")
         elif now == "waiting" and any(agent_outcome(said) for said in agent):
             verdict, why = "suspect", "stops while the agent asks something, after it reported an outcome"
+        elif now is None and agent and answers(agent[-1]) and asks_for_information(request) and not self._action_open():
+            verdict, why = "suspect", "stops after the agent answered its question (no action of its own left open)"
         elif now is None and gives_up:
             verdict, why = "suspect", "stops with no outcome reported; the scenario says when to give up"
         else:

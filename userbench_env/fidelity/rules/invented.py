@@ -96,12 +96,33 @@ class Statement(NamedTuple):
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
 
 
+#: An email address read aloud ("dustin dot middleton133 at example dot org"): a name of parts
+#: joined by spoken separators (or one part with a digit: never a plain word, "look at x dot
+#: com"), "at", a domain of spoken-dot parts ending in a top-level word.
+_SPOKEN_PART = r"(?:[a-z0-9]+(?: (?:dot|underscore|dash|hyphen) [a-z0-9]+)+|[a-z]*\d[a-z0-9]*)"
+_SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)* dot [a-z]{{2,4}})\b", re.I)
+_SPOKEN_SEPARATOR = {"dot": ".", "underscore": "_", "dash": "-", "hyphen": "-"}
+
+
+def written_out(text: str) -> str:
+    """``text`` with each email address read aloud written as an address ("dustin dot
+    middleton133 at example dot org" -> "dustin.middleton133@example.org"): a user spelling
+    out the address it gave states no new identifier."""
+    def write(match: re.Match[str]) -> str:
+        name, domain = (re.sub(r" (dot|underscore|dash|hyphen) ", lambda m: _SPOKEN_SEPARATOR[m.group(1).lower()], part)
+                        for part in match.groups())
+        return f"{name}@{domain}"
+    return _SPOKEN_EMAIL.sub(write, text) if " at " in text else text
+
+
 def statement(text: str) -> Statement:
     """Every reading :class:`InventedInformation` takes of ``text``, as one (its
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
     dates, month days, amounts and years, clock times, street addresses: all need a digit)
-    and the all-capital codes (the key forms of its words of five capitals or more)."""
+    and the all-capital codes (the key forms of its words of five capitals or more). An
+    email address read aloud is read as written (:func:`written_out`)."""
+    text = written_out(text)
     numeric = (tuple(run for run in id_runs(text) if not _CLOCK_RUN.fullmatch(run)), dates(text), month_days(text),
                amounts(text) | years(text), clock_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS

@@ -11,15 +11,17 @@ from functools import lru_cache
 from typing import NamedTuple
 
 from userbench_env.core.rubric import Criterion
+from userbench_env.fidelity.outcomes import reports_done
 from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
 from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, whole_token
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
 
 
 #: The ``suspect`` outcomes of a reading, each with why it is not sure.
-_ASKED, _TALK_ASKED, _LIGHT = "asked", "talk asked", "light"
+_ASKED, _TALK_ASKED, _LIGHT, _AFTER_DONE = "asked", "talk asked", "light", "after done"
 SUSPICIONS = {
     _ASKED: "recites scenario sentences, but mostly in what it asks for",
+    _AFTER_DONE: "restates scenario sentences after the agent reported its request done",
     _TALK_ASKED: "touches scenario sentences, talking about its brief only in what it asks for",
     _LIGHT: "talks about its brief, touching scenario sentences by an everyday word each",
 }
@@ -122,7 +124,10 @@ class DumpsBlueprint(Rule):
             if not self._settled:
                 self.settle_all(turn, False)
             return
+        done = bool(agent) and reports_done(agent[-1][2])
         for cid, outcome in outcomes:
+            if outcome is _FAIL and done:
+                outcome = _AFTER_DONE  # nothing is left to disclose early: checking the outcome, or recapping it
             if outcome is _FAIL:
                 self.fail(cid, turn)
             else:
