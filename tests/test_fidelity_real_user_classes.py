@@ -775,3 +775,36 @@ def test_a_stop_some_pleasantries_after_withdrawing_over_a_price_is_not_sure():
                     ("agent", "Understood. Is there anything else?"), ("user", "No, that's all, thanks!"),
                     ("agent", "You're welcome, have a nice day!"), ("user", "You too! ###STOP###")])
     assert _verdicts(tracker, "premature_stop") == ["suspect"]
+
+
+# -- round 12: thousands set apart by spaces; the agent's verification and work on a named account --
+@pytest.mark.parametrize("text, written", [
+    ("we put away 100 000 dollars over the years", "we put away 100000 dollars over the years"),
+    ("somewhere between 2 500 and 3 000", "somewhere between 2500 and 3000"),
+    ("my number is 555 123 2002", "my number is 555 123 2002"),  # digit groups going on: a phone number
+])
+def test_a_number_with_spaced_thousands_is_one_number(text, written):
+    from userbench_env.fidelity.rules.invented import written_out
+
+    assert written_out(text) == written
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("Thanks, your identity is now verified.", True),
+    ("Perfect. I will set up the Everyday Premium Checking account for you now.", True),
+    ("Could you set up the Everyday Premium Checking account for me?", False),
+    ("I can read the order number out for you if that helps.", False),  # the user's own part, offered
+])
+def test_the_agent_verifying_the_customer_or_working_on_a_named_account_breaks_character(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+@pytest.mark.parametrize("result, states", [
+    # the status bar names data saver while it is on (only beside mobile data, so its absence tells nothing)
+    ("Status Bar: 📶³ Good | 4G | 📱 Data Enabled | 🔽 Data Saver | 🔋 64%", {("data saver", "on")}),
+    ("Status Bar: 📶³ Good | 4G | 📱 Data Enabled | 🔋 64%", set()),
+])
+def test_the_status_bar_shows_data_saver_on_by_naming_it(result, states):
+    assert {s for s in device_states(result) if s[0] == "data saver"} == states

@@ -358,7 +358,10 @@ _AS_AGENT: Gated = _gated(
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
-     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"),
+     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"
+     # the agent's work on a named account object: "I will open the High Yield Savings account for you"
+     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:the|your|a|an) (?:\w+ ){1,3}?(?:account|card|order|reservation|"
+     r"booking|refund|return|exchange|application|dispute|request) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
@@ -394,8 +397,8 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:i'?ve|i have) (?:now )?(?:stopped|blocked|frozen|cancell?ed|canceled|processed|refunded|removed|applied|issued|"
      r"waived|reversed|filed|submitted|updated)\b[^.!?]{0,40}\b(?:on|to|from|for) your (?:\w+ )?(?:card|account|order|"
      r"reservation|booking|profile|subscription)\b"
-     r"|\byour (?:reservation|booking|order|account|refund|request|ticket)\b[^.!?]{0,20}\b(?:has been|is now|was) "
-     r"(?:cancel|process|updat|refund|book|confirm|modif|approv)"
+     r"|\byour (?:reservation|booking|order|account|refund|request|ticket|identity)\b[^.!?]{0,20}\b(?:has been|is now|was) "
+     r"(?:cancel|process|updat|refund|book|confirm|modif|approv|verif)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
      r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"

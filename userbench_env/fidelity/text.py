@@ -428,6 +428,10 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
                              r"(?:the\s+|my\s+|any\s+)?$|(?<!: )\bno +$")
 _STATUS_BAR = re.compile(r"status bar:([^\n]*)")
+#: The features a status bar names while they are on, each with whether leaving it out shows
+#: it off (airplane mode: its icon replaces the signal; data saver's icon is shown only beside
+#: mobile data, and its absence is no state a user reads off the bar).
+_STATUS_BAR_FEATURES = (("airplane mode", True), ("data saver", False))
 
 
 def _feature(name: str) -> str:
@@ -491,8 +495,8 @@ def _standard_forms(text: str) -> str:
 @lru_cache(maxsize=_CACHE)
 def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
-    by a verb before the feature, then what a status bar line shows (an airplane icon: on;
-    none: off)."""
+    by a verb before the feature, then what a status bar line shows (airplane mode or data
+    saver named on it: on; airplane mode not named: off, see :data:`_STATUS_BAR_FEATURES`)."""
     text = _standard_forms(lowered(text).replace("\u2019", "'"))
     if not gated(_ASPECT_GATES, text):
         return ()
@@ -520,7 +524,7 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
             on = link.group(2) not in ("off", None)
             verbs.append((feature, "on" if on != (link.group(1) is not None) else "off", earlier))
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
-             for feature in ("airplane mode",)]
+             for feature, absent_is_off in _STATUS_BAR_FEATURES if feature in line or absent_is_off]
     explicit = {f for f, _, _ in stated + verbs}  # a state a text states outweighs what its status bar implies
     return tuple(stated + verbs + [r for r in shown + _aspects(text) if r[0] not in explicit])
 

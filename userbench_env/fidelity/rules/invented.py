@@ -104,15 +104,23 @@ _SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)
 _SPOKEN_SEPARATOR = {"dot": ".", "underscore": "_", "dash": "-", "hyphen": "-"}
 
 
+#: A number whose thousands are set apart by spaces ("100 000", "2 500"), as many writers
+#: outside the US write them; never a run of digit groups going on (a phone number "555 123 2002").
+_SPACED_THOUSANDS = re.compile(r"(?<!\d)(?<!\d[ \u00a0\u202f])\d{1,3}(?:[ \u00a0\u202f]\d{3})+\b(?![ \u00a0\u202f]?\d)")
+
+
 def written_out(text: str) -> str:
     """``text`` with each email address read aloud written as an address ("dustin dot
-    middleton133 at example dot org" -> "dustin.middleton133@example.org"): a user spelling
-    out the address it gave states no new identifier."""
+    middleton133 at example dot org" -> "dustin.middleton133@example.org") and each number
+    with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars"):
+    a user spelling out the address it gave, or writing a sum its own way, states nothing new."""
     def write(match: re.Match[str]) -> str:
         name, domain = (re.sub(r" (dot|underscore|dash|hyphen) ", lambda m: _SPOKEN_SEPARATOR[m.group(1).lower()], part)
                         for part in match.groups())
         return f"{name}@{domain}"
-    return _SPOKEN_EMAIL.sub(write, text) if " at " in text else text
+    if " at " in text:
+        text = _SPOKEN_EMAIL.sub(write, text)
+    return _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
 
 
 def statement(text: str) -> Statement:
@@ -121,7 +129,8 @@ def statement(text: str) -> Statement:
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
     dates, month days, amounts and years, clock times, street addresses: all need a digit)
     and the all-capital codes (the key forms of its words of five capitals or more). An
-    email address read aloud is read as written (:func:`written_out`)."""
+    email address read aloud, and a number with spaced thousands, are read as written
+    (:func:`written_out`)."""
     text = written_out(text)
     numeric = (tuple(run for run in id_runs(text) if not _CLOCK_RUN.fullmatch(run)), dates(text), month_days(text),
                amounts(text) | years(text), clock_times(text), street_addresses(text)) \
