@@ -808,3 +808,16 @@ def test_the_agent_verifying_the_customer_or_working_on_a_named_account_breaks_c
 ])
 def test_the_status_bar_shows_data_saver_on_by_naming_it(result, states):
     assert {s for s in device_states(result) if s[0] == "data saver"} == states
+
+
+# -- round 12: fallbacks worded as "if that's not possible", the second one inside a clause ----------
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hello, my card only has $1131 left on it and the order came to over $1160. Could the payment be split over "
+     "two cards? If that's not possible, what's the most expensive item, and could I cancel only that? Failing "
+     "the split, and if that can't be done, can all the items switch to their cheapest options to get to $1131?",
+     "fail"),
+    ("Hello, my card only has $1131 left on it and the order came to over $1160. Could the payment be split over "
+     "two cards? If that's not possible, which item costs the most?", "pass"),  # one alternative: the request
+])
+def test_fallbacks_in_any_wording_chained_over_sentences_recite_the_plan(opening, verdict):
+    assert _opening_recital("36", opening) == [verdict]

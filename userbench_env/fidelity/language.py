@@ -291,12 +291,14 @@ def _stated_parts(clause: str, asked: set[str], chained: bool) -> list[str]:
 
 #: An alternative asked for on the condition that an earlier request fails ("if not, ..."),
 #: after a joining word or none.
-_FALLBACK = r"(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise)\b"
+_FALLBACK = (r"(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise"
+             r"|if (?:that|this|it)(?:'s| is) not possible|if (?:that|this|it) (?:isn'?t|is not) possible|if not possible"
+             r"|if (?:that|this|it) (?:can'?t|cannot) be done|if you can'?t(?: do (?:that|this|it))?(?=,))\b")
 _FALLBACK_OPENING = re.compile("^" + _FALLBACK)
-#: Two such alternatives in separate sentences of one message: a plan with its fallbacks,
-#: laid out before the agent answered its first request (one sentence's "battery, failing
-#: that USB" is one preference).
-_FALLBACK_CHAIN = r"\b" + _FALLBACK + r"[^.!?]{0,200}[.!?]\s+" + _FALLBACK
+#: Two such alternatives in separate sentences of one message (the second opening its sentence
+#: or a clause of it): a plan with its fallbacks, laid out before the agent answered its first
+#: request (one sentence's "battery, failing that USB" is one preference).
+_FALLBACK_CHAIN = r"\b" + _FALLBACK + r"[^.!?]{0,200}[.!?]\s+(?:[^.!?]{0,120}?[,;]\s+)?" + _FALLBACK
 _FALLBACK_CHAIN_RE = re.compile(_FALLBACK_CHAIN)
 
 
@@ -447,7 +449,7 @@ _RECITAL_CUES: Gated = _gated(
      r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
      r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
     # a chain of fallback requests: a second alternative asked for before the first was answered
-    (("if not", "failing that", "otherwise"), _FALLBACK_CHAIN),
+    (("if not", "failing that", "otherwise", "not possible", "be done", "you can't", "you cant", "you cannot"), _FALLBACK_CHAIN),
     # how the user will react to what the agent asks later ("if you ask me to confirm, I'll
     # ..."): a reply scripted for a later moment ("if you ask me, I'd say ...": an opinion)
     (("if you ask",),
