@@ -821,3 +821,30 @@ def test_the_status_bar_shows_data_saver_on_by_naming_it(result, states):
 ])
 def test_fallbacks_in_any_wording_chained_over_sentences_recite_the_plan(opening, verdict):
     assert _opening_recital("36", opening) == [verdict]
+
+
+# -- round 12: which scenario conditions may have the user hold off ------------------------------------
+@pytest.mark.parametrize("instructions, holds_off", [
+    ("If the total fee is above $200, don't make any changes.", True),
+    ("Only go ahead with the change if the extra cost is below $1000.", True),
+    ("If nothing fits your needs, take your business elsewhere.", True),
+    # a condition on how to go on: no leave to give up
+    ("If the agent's steps don't fix it right away, follow them anyway but sound a little annoyed.", False),
+])
+def test_a_scenario_condition_allows_holding_off_only_when_it_says_so(instructions, holds_off):
+    from userbench_env.core.task import Blueprint
+    from userbench_env.fidelity.text import withdrawal_conditions
+
+    assert bool(withdrawal_conditions(Blueprint(domain="airline", instructions=instructions))) is holds_off
+
+
+def test_giving_up_mid_troubleshooting_is_a_premature_stop():
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference[PERSONA:Hard]")
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run set_network_mode_preference with mode 4g_5g_preferred?")])
+    _user_call(world, tracker, 2, "set_network_mode_preference", {"mode": "4g_5g_preferred"})
+    # (the scenario's conditions say how to go on, never when to give up)
+    tracker.user_text(3, "Did that, and it's still crawling. Forget it, I'll sort it out another day. ###STOP###")
+    assert _verdicts(tracker, "premature_stop") == ["fail"]

@@ -37,7 +37,6 @@ from userbench_env.fidelity.outcomes import insists, says_when_to_give_up
 from userbench_env.fidelity.taxonomy import TAXONOMY
 from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
-    conditional_sentences,
     copied_sentences,
     gives_details_up_front,
     told_to_say,
@@ -47,6 +46,7 @@ from userbench_env.fidelity.text import (
     scenario_text,
     upfront_sentences,
     verbatim_sentences,
+    withdrawal_conditions,
 )
 from userbench_env.tasks.extract import extract_known_info, kind_label
 
@@ -304,7 +304,7 @@ def from_blueprint(
                                    "open: the agent said the request is done, or said it cannot be done and the "
                                    "scenario's fallbacks are exhausted, or the scenario tells it to stop.",
                                    applies_when="stopped", tools=list(user_tools or []), fallback=reason_parts(blueprint)[1],
-                                   conditional=bool(conditional_sentences(blueprint)), insist=insists(scenario),
+                                   conditional=bool(withdrawal_conditions(blueprint)), insist=insists(scenario),
                                    gives_up=says_when_to_give_up(scenario)))
     criteria.append(_criterion("unprompted_transfer", "goal_deviation/unprompted_transfer",
                                "The user sends ###TRANSFER### only after the agent said it transfers them.",

@@ -341,6 +341,24 @@ def conditional_sentences(blueprint: Blueprint) -> list[str]:
     return [s for s in _split(scenario_text(blueprint)) if _FALLBACK.search(s)]
 
 
+#: What a scenario's condition may have the user do instead of going on with its request:
+#: make no change, end the conversation, take its business elsewhere, drop part of it, or go
+#: ahead only when it holds ("only go ahead if the total is under $1000").
+_HOLD_OFF = re.compile(r"\b(?:(?:don'?t|do not|never|not) (?:make|proceed|go ahead|change|modify|book|buy|purchase|accept|"
+                       r"do anything|upgrade|pay)|no (?:changes?|deal)|(?:end|leave|stop) the (?:conversation|call|chat)|"
+                       r"(?:take|move) (?:your|the) business elsewhere|forget (?:it|about it)|give up|drop (?:it|the)|"
+                       r"keep (?:it|things|everything) as (?:it is|they are|is)|"
+                       r"only (?:\w+ )?(?:go ahead|proceed|book|buy|accept|agree|make|change|modify|upgrade|pay|do))\b", re.I)
+
+
+def withdrawal_conditions(blueprint: Blueprint) -> list[str]:
+    """The scenario's conditions (:func:`conditional_sentences`) that may have the user hold
+    off instead of going on (:data:`_HOLD_OFF`: "If the fee is above $200, don't make any
+    changes"); a condition on how to go on ("If the agent's steps don't fix it, follow them
+    anyway") is none."""
+    return [s for s in conditional_sentences(blueprint) if _HOLD_OFF.search(s)]
+
+
 def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback

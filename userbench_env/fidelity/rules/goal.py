@@ -58,8 +58,9 @@ class PrematureStop(_Requests, _OnToken):
       agent's word that it was done;
     * a stop after the user withdrew its latest request ("I'll hold off on any changes"; in
       that message or any since, pleasantries after it included) is suspect when the scenario
-      states conditions that may allow it (``params["conditional"]``: a sentence with "if",
-      "unless", ...; or when to give up) and the agent has told something such a condition
+      states conditions that may allow it (``params["conditional"]``: a condition whose
+      outcome is holding off, :func:`~userbench_env.fidelity.text.withdrawal_conditions`;
+      or when to give up) and the agent has told something such a condition
       could weigh (an outcome, a figure, at any point of the conversation:
       :func:`~userbench_env.fidelity.outcomes.reports`), even when the scenario says to
       insist otherwise; it fails otherwise;
