@@ -848,3 +848,38 @@ def test_giving_up_mid_troubleshooting_is_a_premature_stop():
     # (the scenario's conditions say how to go on, never when to give up)
     tracker.user_text(3, "Did that, and it's still crawling. Forget it, I'll sort it out another day. ###STOP###")
     assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+# -- round 12: dialect, where the feature is, a state word that starts a phrase -----------------------
+@pytest.mark.parametrize("text, states", [
+    ("ma mobile data's no workin right at aw", set()),  # Scots "no" before a verb is "not": a symptom, no state
+    ("the phone's got nae service the now", {("signal", "off")}),  # "nae": no
+    ("roamin's aff an aw", {("roaming", "off")}),  # "aff": off
+    ("Data roaming on my phone is switched off, that much I know.", {("roaming", "off")}),
+    ("And mobile data, before you ask: it is on, I looked.", {("mobile data", "on")}),
+    ("Mobile data on my phone's no good at all.", set()),  # "no good" is no state
+    ("Wifi calling is no longer on.", {("wifi calling", "off")}),
+    ("the little bars have come back at the top", {("signal", "on")}),
+])
+def test_dialect_and_word_order_around_a_device_state(text, states):
+    assert set(device_states(text)) == states
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("wifi calling's off and the photo messages are going again, I can send MMS now", {"can_send_mms"}),
+    ("I'd like this fixed so I can send picture messages again.", set()),  # a purpose, not an outcome
+    ("inshallah the internet is fast again now", set()),  # hoped for, in any register
+])
+def test_a_check_outcome_reported_hoped_for_or_wanted(text, checks):
+    assert reported_checks(text) == checks
+
+
+# -- round 12: an item the scenario says to keep back; a value read out after a colon --------------------
+def test_an_item_the_scenario_says_to_keep_back_is_not_withheld():
+    task = load_task("banking", "task_038", source="tau2")  # the work zip: "do not provide this ... during verification"
+    assert "missed_information/withholds/zip" not in {c.id for c in task_criteria(task)}
+    assert "missed_information/withholds/email" in {c.id for c in task_criteria(task)}
+
+
+def test_a_value_read_out_after_a_colon_ends_at_the_colon():
+    assert labelled_values("My zip code is 80273: eight, zero, two, seven, three.") == (("zip", "80273"),)

@@ -192,11 +192,19 @@ def conditional_criteria(blueprint: Blueprint) -> list[Criterion]:
             for i, found in enumerate(conditions(scenario_text(blueprint)), 1)]
 
 
+#: A scenario sentence telling the user to keep its item back ("do not provide this information
+#: during verification", "you prefer not to provide it"): saying one does not have it obeys.
+_KEEP_BACK = re.compile(r"\b(?:do not|don'?t|never|not to) (?:provide|give|share|mention|reveal|say|disclose)\b"
+                        r"|\bprefer not to (?:provide|give|share|say|speak|mention)\b"
+                        r"|\b(?:do not|don'?t) want to (?:provide|give|share|speak|say|mention)\b", re.I)
+
+
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
-    """One ``withholds_requested_info`` criterion per known item kind (all its values)."""
+    """One ``withholds_requested_info`` criterion per known item kind (all its values), but
+    for the items the scenario's sentence giving them tells the user to keep back (:data:`_KEEP_BACK`)."""
     by_kind: dict[str, list[KnownInfoItem]] = {}
     for item in blueprint.known_info:
-        if item.kind != "other" and _grounding(blueprint, item) is not None:
+        if item.kind != "other" and _grounding(blueprint, item) is not None and not _KEEP_BACK.search(item.span or ""):
             by_kind.setdefault(item.kind, []).append(item)
     return [
         _criterion("withholds_requested_info", f"missed_information/withholds/{kind}",

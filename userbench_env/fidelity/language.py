@@ -522,8 +522,9 @@ _LABEL = re.compile(
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
 )
-#: Where a labelled value ends: punctuation, a sentence end, or a joining word.
-_VALUE_END = re.compile(r"[\"',;!?\n]|\.(?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
+#: Where a labelled value ends: punctuation, a sentence end, a colon before what follows
+#: ("80273: eight, zero, ..." reads it out), or a joining word.
+_VALUE_END = re.compile(r"[\"',;!?\n]|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
                         r"from|with|please|thanks|i think|i believe)\b|$")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",

@@ -413,16 +413,18 @@ _ON = {"on", "yes", "enabled", "connected", "active"}
 _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
-#: mode? It's off"), a negation (which flips it), adverbs, a state word.
+#: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
+#: adverbs, a state word; where the feature is may come between ("roaming on my phone is off").
 _STATE_AFTER = re.compile(
-    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?\s*"
-    r"(?P<verb>\s*[?,]\s+it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?"
+    r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
+    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
-    r"(?P<neg>n't|\s+not|\s+never)?"
+    r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|your|a|an|this|that|his|her|our|it|its)\b"
-    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other|status|top|display)\b)|off|yes|no|enabled|disabled|"
+    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other|status|top|display)\b)|off|(?:yes|no)(?![ \t]+[a-z])|enabled|disabled|"
     r"connected|disconnected|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
@@ -494,11 +496,14 @@ def _earlier(text: str, start: int, end: int) -> bool:
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
-#: Dialect forms, read as their standard forms: Scots negations, "no'" for "not" ("data's no'
-#: working") and "-nae" for "n't" ("isnae", "cannae", "disnae"), and a dropped final g
+#: Dialect forms, read as their standard forms: Scots negations, "no'" or "no" before a verb
+#: for "not" ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
+#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; and a dropped final g
 #: ("roamin'" for "roaming", "roamin's" for "roaming's").
-_DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bdisnae\b"), "doesn't"),
+_DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
+                  (re.compile(r"\bdisnae\b"), "doesn't"),
                   (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
+                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"),
                   (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
 
 
@@ -558,7 +563,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
                          r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"
-                         r"|(?<!no )\bbars(?:'re| are)? (?:\w+ )?back\b"),
+                         r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
@@ -714,16 +719,18 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:picture|photo|pic|mms|multimedia|image)(?:s| messages?| texts?)?\b[^.!?;\n]{0,60}?"
         r"\b(?:(?:went|goes|go|gone|got|get|gets|getting|going) (?:straight |right )?through|sends? (?:fine|okay|ok|now)|"
         r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now)|"
-        r"(?:are |is )?sending (?:fine|okay|ok|now|through))\b")),
+        r"(?:are |is )?sending (?:fine|okay|ok|now|through)|(?:are |is )?going (?:again|fine|now))\b"
+        r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
-#: it, expecting it, wanting it, assuming it or taking the agent's word for it ("I'll take it
-#: MMS goes through now", "my criterion is a speed test that says excellent").
+#: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), assuming
+#: it or taking the agent's word for it ("I'll take it MMS goes through now", "my criterion
+#: is a speed test that says excellent").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
-                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|should|must|will|probably|presumably|apparently|"
+                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might)\b|n't\b")
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|would like|'d like|so (?:that )?(?:i|we) can)\b|n't\b")
 
 
 @lru_cache(maxsize=_CACHE)
