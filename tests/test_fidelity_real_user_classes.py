@@ -883,3 +883,36 @@ def test_an_item_the_scenario_says_to_keep_back_is_not_withheld():
 
 def test_a_value_read_out_after_a_colon_ends_at_the_colon():
     assert labelled_values("My zip code is 80273: eight, zero, two, seven, three.") == (("zip", "80273"),)
+
+
+# -- round 12, batch 13: "me" for "my", a negation after the verb, Pidgin "dey", the part played ------
+@pytest.mark.parametrize("text, states", [
+    ("mobile data on me phone's playing up something awful", set()),  # "on me phone": where, not a state
+    ("I flicked on me roaming like you said", set()),  # (no "turned/switched": no claim read either)
+    ("I turned on me roaming", {("roaming", "on")}),
+    ("my mobile data works not properly, it keeps stopping", set()),  # the negation after its verb
+    ("and my data roaming dey on since morning", {("roaming", "on")}),  # Pidgin "dey": is
+])
+def test_dialect_pronouns_and_late_negation_around_a_device_state(text, states):
+    assert set(device_states(text)) == states
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("As the AI wey dey play customer here, I think my part is done.", True),
+    ("Thank you for verifying your identity, Mrs Ode.", True),
+    ("I'll go ahead and close your checking account for you now.", True),
+    ("As the bot on your website said, it should be off.", False),
+    ("I play five-a-side on Sundays, so make it quick.", False),
+])
+def test_the_part_played_and_the_agents_verification_in_other_words(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+@pytest.mark.parametrize("text, values", [
+    ("please make sure only the last name is corrected, nothing else", ()),
+    ("my email is confirmed@example.com", (("email", "confirmed@example.com"),)),
+])
+def test_a_participle_after_an_items_name_is_no_value(text, values):
+    assert labelled_values(text) == values

@@ -336,11 +336,11 @@ _AS_AGENT: Gated = _gated(
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
      r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
-    (("role", "prompt", "instructions", "programming", "training", "scenario", "playing", "acting as"),
+    (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as"),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
-     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:playing|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"),
+     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
@@ -362,7 +362,7 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"
      # the agent's work on a named account object: "I will open the High Yield Savings account for you"
-     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:the|your|a|an) (?:\w+ ){1,3}?(?:account|card|order|reservation|"
+     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ ){1,4}?(?:the|your|a|an) (?:\w+ ){0,3}?(?:account|card|order|reservation|"
      r"booking|refund|return|exchange|application|dispute|request) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
@@ -386,7 +386,7 @@ _AS_AGENT: Gated = _gated(
      rf"(?:{_OWNED_ITEM})|\bmay i (?:please )?(?:have|get|take)\b[^.!?]{{0,20}}?(?:{_WHOSE_ITEM})"
      r"|\b(?:(?:i'?ll|i will|i'?d) (?:just |first )?need (?:to (?:verify|confirm|get|have) )?|i need to (?:verify|confirm) )"
      rf"(?:{_WHOSE_ITEM})"
-     r"|\b(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b|\bverify your identity\b"
+     r"|\b(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b|\bverif(?:y|ying|ied) your identity\b"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
      r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
     (("your", "let me"),
@@ -536,14 +536,15 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"phone|cell|mobile", "phone_number"), (r"birth|dob", "date"), (r"address", "address"), (r"name", "name"),
     )
 )
-#: Values that are not values ("my email is the one on file", "my name is not important"), nor
+#: Values that are not values ("my email is the one on file", "my name is not important",
+#: "the last name is corrected"), nor
 #: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
 #: mode is 4G/5G").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
-                          r"invalid|expired)\b")
+                          r"invalid|expired|corrected|fixed|updated|amended|modified|verified|confirmed|saved|stored)\b(?![@.]\w)")
 
 
 def _label_kind(label: str) -> str:

@@ -423,7 +423,7 @@ _STATE_AFTER = re.compile(
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|your|a|an|this|that|his|her|our|it|its)\b"
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b"
     r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other|status|top|display)\b)|off|(?:yes|no)(?![ \t]+[a-z])|enabled|disabled|"
     r"connected|disconnected|active|inactive)\b",
 )
@@ -433,7 +433,7 @@ _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initi
 #: Past verbs before a feature in its clause ("it showed airplane mode on").
 _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
 _VERB_BEFORE = re.compile(
-    r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+)?$")
+    r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode").
@@ -498,12 +498,13 @@ def _earlier(text: str, start: int, end: int) -> bool:
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
 #: Dialect forms, read as their standard forms: Scots negations, "no'" or "no" before a verb
 #: for "not" ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
-#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; and a dropped final g
+#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; Nigerian Pidgin's "dey" for
+#: "is" ("my data roaming dey on"); and a dropped final g
 #: ("roamin'" for "roaming", "roamin's" for "roaming's").
 _DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
                   (re.compile(r"\bdisnae\b"), "doesn't"),
                   (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
-                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"),
+                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\bdey\b"), "is"),
                   (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
 
 
@@ -575,7 +576,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                       r"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:\w+ ){0,2}?"
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it
-        ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b"),
+        ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
         ("mobile data", "off", r"status bar:[^\n]*data disabled"),
     )
 )

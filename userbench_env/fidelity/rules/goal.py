@@ -63,7 +63,8 @@ class PrematureStop(_Requests, _OnToken):
       or when to give up) and the agent has told something such a condition
       could weigh (an outcome, a figure, at any point of the conversation:
       :func:`~userbench_env.fidelity.outcomes.reports`), even when the scenario says to
-      insist otherwise; it fails otherwise;
+      insist otherwise; it fails otherwise, unless the agent said it cannot be done and no such
+      condition exists (then the refusal decides, below);
     * a stop after the agent said it cannot be done (or referred the user to someone else
       for it, :func:`~userbench_env.fidelity.outcomes.agent_outcome`) fails when the scenario tells the user
       to insist (``params["insist"]``), unless the agent referred the user to someone else
@@ -130,7 +131,7 @@ class PrematureStop(_Requests, _OnToken):
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
         elif now == "done" and not self._action_open():
             verdict, why = "pass", ""
-        elif any(withdrew(said) for clock, said in feed.user if clock >= since):
+        elif (conditional or now != "cannot") and any(withdrew(said) for clock, said in feed.user if clock >= since):
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
                 if conditional and any(reports(said) for _, _, said, _ in feed.agent) else \
