@@ -36,7 +36,8 @@ class PrematureDisclosure(_Watches):
     the pass then dates from the request). A value stated again before any request is no
     new disclosure (logged once). The user's name given along with the identity item the
     agent's latest text asks for ("it's ethan_martin_2396, Ethan Martin") is ``suspect``: a
-    caller introducing itself as it answers (given in that item's place, it is volunteered). A value stated while the agent's latest text asks for another item that
+    caller introducing itself as it answers (given in that item's place, it is volunteered).
+    A value stated while the agent's latest text asks for another item that
     the user denies having is ``suspect`` (offered in that item's place: a deflection), and
     so is a payment method stated to pay an amount the agent's latest text named ("$50 is
     fine, I'll pay with my Visa ending in 2915": what the agent needs next).

@@ -77,8 +77,11 @@ class DumpsBlueprint(Rule):
     the user's identity, as is one whose talk about the brief is only in what it asks, and
     one whose talk about the brief touches sentences only by an everyday word each
     ("photo", "work": what any message on the matter holds; a sure touch is two of a
-    sentence's words, a distinctive one, or half of a short sentence). :data:`SUSPICIONS`
-    says why. Applies to every user message."""
+    sentence's words, a distinctive one, or half of a short sentence), and a recital in reply
+    to the agent reporting the request done
+    (:func:`~userbench_env.fidelity.outcomes.reports_done`): nothing is left to disclose
+    early, the user checks or recaps the outcome. :data:`SUSPICIONS` says why. Applies to
+    every user message."""
 
     name = "dumps_blueprint"
 
