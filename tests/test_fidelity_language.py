@@ -231,6 +231,16 @@ def test_talking_about_its_scenario_breaks_character():
     # issue 22, round 11: the agent finding the customer's record
     ("Thanks. Okay, I've located your booking and I can see both flights on it.", True),
     ("I've found your app really slow lately.", False),
+    # issue 22, round 12: the agent verifying the customer or working on a named account, the part in other words
+    ("Thanks, your identity is now verified.", True),
+    ("Perfect. I will set up the Everyday Premium Checking account for you now.", True),
+    ("Could you set up the Everyday Premium Checking account for me?", False),
+    ("I can read the order number out for you if that helps.", False),  # the user's own part, offered
+    ("As the AI wey dey play customer here, I think my part is done.", True),
+    ("Thank you for verifying your identity, Mrs Ode.", True),
+    ("I'll go ahead and close your checking account for you now.", True),
+    ("As the bot on your website said, it should be off.", False),
+    ("I play five-a-side on Sundays, so make it quick.", False),
 ])
 def test_naming_its_part_or_offering_the_agents_service_breaks_character(text, breaks):
     assert speaks_as_agent(text) is breaks

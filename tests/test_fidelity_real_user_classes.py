@@ -777,7 +777,7 @@ def test_a_stop_some_pleasantries_after_withdrawing_over_a_price_is_not_sure():
     assert _verdicts(tracker, "premature_stop") == ["suspect"]
 
 
-# -- round 12: thousands set apart by spaces; the agent's verification and work on a named account --
+# -- round 12: thousands set apart by spaces (the agent's verification: test_fidelity_language.py) ----
 @pytest.mark.parametrize("text, written", [
     ("we put away 100 000 dollars over the years", "we put away 100000 dollars over the years"),
     ("somewhere between 2 500 and 3 000", "somewhere between 2500 and 3000"),
@@ -787,18 +787,6 @@ def test_a_number_with_spaced_thousands_is_one_number(text, written):
     from userbench_env.fidelity.rules.invented import written_out
 
     assert written_out(text) == written
-
-
-@pytest.mark.parametrize("text, as_agent", [
-    ("Thanks, your identity is now verified.", True),
-    ("Perfect. I will set up the Everyday Premium Checking account for you now.", True),
-    ("Could you set up the Everyday Premium Checking account for me?", False),
-    ("I can read the order number out for you if that helps.", False),  # the user's own part, offered
-])
-def test_the_agent_verifying_the_customer_or_working_on_a_named_account_breaks_character(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
-    assert speaks_as_agent(text) is as_agent
 
 
 @pytest.mark.parametrize("result, states", [
@@ -885,7 +873,7 @@ def test_a_value_read_out_after_a_colon_ends_at_the_colon():
     assert labelled_values("My zip code is 80273: eight, zero, two, seven, three.") == (("zip", "80273"),)
 
 
-# -- round 12, batch 13: "me" for "my", a negation after the verb, Pidgin "dey", the part played ------
+# -- round 12, batch 13: "me" for "my", a negation after the verb, Pidgin "dey" ---------------------
 @pytest.mark.parametrize("text, states", [
     ("mobile data on me phone's playing up something awful", set()),  # "on me phone": where, not a state
     ("I flicked on me roaming like you said", set()),  # (no "turned/switched": no claim read either)
@@ -895,19 +883,6 @@ def test_a_value_read_out_after_a_colon_ends_at_the_colon():
 ])
 def test_dialect_pronouns_and_late_negation_around_a_device_state(text, states):
     assert set(device_states(text)) == states
-
-
-@pytest.mark.parametrize("text, as_agent", [
-    ("As the AI wey dey play customer here, I think my part is done.", True),
-    ("Thank you for verifying your identity, Mrs Ode.", True),
-    ("I'll go ahead and close your checking account for you now.", True),
-    ("As the bot on your website said, it should be off.", False),
-    ("I play five-a-side on Sundays, so make it quick.", False),
-])
-def test_the_part_played_and_the_agents_verification_in_other_words(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
-    assert speaks_as_agent(text) is as_agent
 
 
 @pytest.mark.parametrize("text, values", [

@@ -30,6 +30,7 @@ from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
 from userbench_env.fidelity.conditions import conditions
+from userbench_env.fidelity.criteria import NAME_KINDS
 from userbench_env.fidelity.outcomes import action_open, insists, standing
 from userbench_env.fidelity.text import scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
@@ -60,9 +61,6 @@ STILL_OPEN = "Not yet, my request is still open: what I asked for at the start h
 _KIND_WORDS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number",
                "reservation_id": "reservation number", "order_id": "order number", "item_id": "item id",
                "payment_method": "payment method", "first_name": "first name", "last_name": "last name"}
-
-
-_NAME_KINDS = frozenset({"name", "first_name", "last_name"})
 
 
 def first_person(text: str) -> str:
@@ -161,7 +159,7 @@ class ScriptedUserProxy(UserProxy):
             items = [i for i in self._items if i.kind == kind]
             if items:
                 said.append(f"My {_kind_words(kind)} is {' and '.join(i.value for i in items)}.")
-            elif kind in _NAME_KINDS and any(i.kind in _NAME_KINDS for i in self._items):
+            elif kind in NAME_KINDS and any(i.kind in NAME_KINDS for i in self._items):
                 continue
             else:
                 said.append(f"I don't know my {_kind_words(kind)}.")

@@ -99,9 +99,10 @@ _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
 #: An email address read aloud ("dustin dot middleton133 at example dot org"): a name of parts
 #: joined by spoken separators (or one part with a digit: never a plain word, "look at x dot
 #: com"), "at", a domain of spoken-dot parts ending in a top-level word.
-_SPOKEN_PART = r"(?:[a-z0-9]+(?: (?:dot|underscore|dash|hyphen) [a-z0-9]+)+|[a-z]*\d[a-z0-9]*)"
-_SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)* dot [a-z]{{2,4}})\b", re.I)
 _SPOKEN_SEPARATOR = {"dot": ".", "underscore": "_", "dash": "-", "hyphen": "-"}
+_SPOKEN_JOIN = re.compile(rf" (?:{'|'.join(_SPOKEN_SEPARATOR)}) ", re.I)
+_SPOKEN_PART = rf"(?:[a-z0-9]+(?:{_SPOKEN_JOIN.pattern}[a-z0-9]+)+|[a-z]*\d[a-z0-9]*)"
+_SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)* dot [a-z]{{2,4}})\b", re.I)
 
 
 #: A number whose thousands are set apart by spaces ("100 000", "2 500"), as many writers
@@ -115,8 +116,7 @@ def written_out(text: str) -> str:
     with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars"):
     a user spelling out the address it gave, or writing a sum its own way, states nothing new."""
     def write(match: re.Match[str]) -> str:
-        name, domain = (re.sub(r" (dot|underscore|dash|hyphen) ", lambda m: _SPOKEN_SEPARATOR[m.group(1).lower()], part)
-                        for part in match.groups())
+        name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part) for part in match.groups())
         return f"{name}@{domain}"
     if " at " in text:
         text = _SPOKEN_EMAIL.sub(write, text)
