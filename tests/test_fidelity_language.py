@@ -248,9 +248,9 @@ def test_naming_its_part_or_offering_the_agents_service_breaks_character(text, b
 
 def test_a_state_changing_call_nobody_asked_for_is_unrequested(tau2_data):
     _, world, tracker = _setup("telecom")
-    tracker.agent_text(1, REQUEST.format("toggle_airplane_mode"))
+    tracker.agent_text(1, REQUEST.format("toggle_airplane_mode") + " Then tell me what your status bar shows.")
     _call(world, tracker, 1, "toggle_airplane_mode")
-    _call(world, tracker, 1, "check_status_bar")  # a check is never unrequested
+    _call(world, tracker, 1, "check_status_bar")  # a check the answer needs (round 13: not every check is)
     assert tracker.user_text(1, "done, airplane mode is off") == []
     _call(world, tracker, 2, "toggle_wifi")
     assert tracker.user_text(2, "I also turned wifi on.") == ["goal_deviation/unrequested_action"]

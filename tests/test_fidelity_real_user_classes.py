@@ -891,3 +891,175 @@ def test_dialect_pronouns_and_late_negation_around_a_device_state(text, states):
 ])
 def test_a_participle_after_an_items_name_is_no_value(text, values):
     assert labelled_values(text) == values
+
+
+# -- round 13: withdrawing after a figure; leaving it there; an action named done; a name heard -------
+def test_withdrawing_the_request_after_hearing_a_price_is_a_premature_stop():
+    _, _, tracker = _setup("airline", "40")  # change passenger Mei Lee to Mei Garcia; no condition to hold off
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello. One of the passenger names on reservation 3RK2T9 is wrong: Mei Lee should read Mei Garcia."),
+                    ("agent", "A passenger name correction costs $45."),
+                    ("user", "45 dollars for a name? Then I'll leave it for now. ###STOP###")])
+    # a figure settles no request, whatever the request's wording; the user's own word says its goal is not reached
+    assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+@pytest.mark.parametrize("text, withdraws", [
+    ("Brilliant, I'll leave it there so. Thanks a million!", False),  # a closing
+    ("Grand, I'll leave it with you then.", False),  # handed over
+    ("Ah no, at that price I'll leave it.", True),
+])
+def test_leaving_it_there_or_with_the_agent_withdraws_nothing(text, withdraws):
+    from userbench_env.fidelity.outcomes import withdrew
+
+    assert withdrew(text) is withdraws
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("Network reset done. What's next?", True),
+    ("ok the reboot is complete, still one bar", True),
+    ("Toggle finished, now what", True),
+    ("r we nearly done lol", False),  # a question without its mark
+    ("not done yet, one sec", False),
+])
+def test_an_action_named_with_done_and_no_verb_claims_it(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+def test_an_action_named_done_without_calling_its_tool_is_unexecuted():
+    _, _, tracker = _setup("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference[PERSONA:Hard]")
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"),
+                    ("user", "Airplane toggle done. Next?")])
+    assert _verdicts(tracker, "claims_unexecuted_action") == ["fail"]
+
+
+@pytest.mark.parametrize("closing, verdict", [
+    ("Thanks. So the passenger name is Mei Garcia now, good. ###STOP###", "pass"),  # the name the request changes to
+    ("Thanks. So the passenger name is Mei Gardner now, good. ###STOP###", "fail"),  # a name nothing heard holds
+])
+def test_a_name_the_scenario_gives_for_someone_else_is_heard(closing, verdict):
+    _, _, tracker = _setup("airline", "40")
+    _play(tracker, [("agent", GREETING), ("user", "Hello. I need a passenger name changed on my reservation."),
+                    ("agent", "Could you please tell me your reservation id?"),
+                    ("user", "3RK2T9. Mei Lee should be Mei Garcia."),
+                    ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                    ("user", closing)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 13, part 2: a check no answer needs; sums and days in words; "on the"; a transfer tool ---
+_PHONE_TASK = "[mobile_data_issue]airplane_mode_on|bad_network_preference[PERSONA:Hard]"
+
+
+@pytest.mark.parametrize("asked, calls, verdict", [
+    # asked for its phone number, the user runs a speed test: nothing asked needs it
+    ("Could you please tell me your phone number?", ["run_speed_test"], "fail"),
+    # asked to turn mobile data on, the user does, then runs a speed test of its own
+    ("Could you please run toggle_data on your phone?", ["toggle_data", "run_speed_test"], "fail"),
+    # a look at the setting the agent asked to change, before changing it
+    ("Could you please run set_network_mode_preference with mode 4g_5g_preferred?",
+     ["check_network_mode_preference", "set_network_mode_preference"], "pass"),
+    # the agent says it is done: checking that the phone works may be what the answer needs
+    ("All fixed on our side. Is there anything else I can help you with?", ["run_speed_test"], None),
+])
+def test_a_check_is_unrequested_only_when_what_the_agent_asked_for_is_something_else(asked, calls, verdict):
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."), ("agent", asked)])
+    for name in calls:
+        _user_call(world, tracker, 2, name, {"mode": "4g_5g_preferred"} if name.startswith("set_") else {})
+    tracker.user_text(2, "Okay, I did that.")
+    assert [v for v in _verdicts(tracker, "unrequested_action") if v != "not_applicable"] == ([verdict] if verdict else [])
+
+
+@pytest.mark.parametrize("text, written", [
+    ("it came to three hundred and eighty-six dollars", "it came to 386 dollars"),
+    ("a hundred and twelve bucks, give or take", "a 112 bucks, give or take"),
+    ("a few dollars more", "a few dollars more"),
+])
+def test_a_sum_in_words_reads_as_its_digits(text, written):
+    from userbench_env.fidelity.language import spoken_sums
+
+    assert spoken_sums(text) == written
+
+
+@pytest.mark.parametrize("paid, verdict", [
+    ("I paid a hundred and fifty-eight dollars for that ticket.", "pass"),  # the fare the agent read out
+    ("I paid two hundred and forty dollars for that ticket.", "fail"),  # a sum nothing heard holds
+])
+def test_a_sum_in_words_is_checked_like_one_in_digits(paid, verdict):
+    _, _, tracker = _setup("airline", "28")
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I need to cancel reservation SI5UKW, my plans changed."),
+                    ("agent", "I see the fare on SI5UKW was $158. Cancelling refunds $158 to your card."),
+                    ("user", paid)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("flying out on the twenty-second of May, back on the twenty-sixth", {(5, 22)}),
+    ("born on June third, 1954", {(6, 3)}),
+    ("if I may first ask a question about item 12", set()),  # the verb, not the month
+])
+def test_a_day_written_in_words_beside_its_month_is_a_date(text, found):
+    from userbench_env.fidelity.language import dates
+
+    assert dates(text) == found
+
+
+@pytest.mark.parametrize("text, states", [
+    ("My mobile data's on the fritz, nothing loads.", set()),  # an idiom: "on" starts a phrase
+    ("Roaming's been on the whole time, so it isn't that.", {("roaming", "on")}),  # a duration after it
+    ("data roaming is activated on my phone", {("roaming", "on")}),
+])
+def test_on_before_a_phrase_and_activated_as_states(text, states):
+    assert set(device_states(text)) == states
+
+
+@pytest.mark.parametrize("agent, verdict", [
+    ("Could you please run request_human_agent_transfer on your side?", "fail"),  # a tool's name, no handoff
+    ("I've moved the money: the transfer of $500 went through.", "fail"),  # money moved
+    ("I'm transferring you to a colleague now.", "pass"),
+])
+def test_only_a_transfer_of_the_conversation_prompts_the_transfer_token(agent, verdict):
+    _, _, tracker = _setup("airline", "28")
+    _play(tracker, [("agent", GREETING), ("user", "I want a human, please."), ("agent", agent),
+                    ("user", "Fine. ###TRANSFER###")])
+    assert _verdicts(tracker, "unprompted_transfer") == [verdict]
+
+
+@pytest.mark.parametrize("answer", [
+    "Zip code I am not knowing by heart, sorry.",
+    "Oh, I couldn't tell ya the zip code right now.",
+])
+def test_denials_in_the_progressive_and_in_speech(answer):
+    _, _, tracker = _setup("retail", "61")  # zip 77004
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to exchange my earbuds."),
+                    ("agent", "Could you please tell me your zip code?"), ("user", answer)])
+    assert "fail" in [v for v in (e["verdict"] for e in tracker.verdicts()
+                                  if e["mode"] == "withholds_requested_info" and e["id"].endswith("zip"))]
+
+
+def test_an_item_offered_when_the_agent_asked_for_it_without_saying_which_is_not_sure():
+    _, _, tracker = _setup("airline", "10")  # user id liam_khan_2521
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to push my Houston flight back a day."),
+                    ("agent", "Could you please tell me your other?"),
+                    ("user", "My other what? If you mean my user id, it's liam_khan_2521.")])
+    user_id = next(v for v in tracker.verdicts() if v["id"].endswith("user_id") and v["mode"] == "volunteers_unasked_info")
+    assert user_id["verdict"] == "suspect"
+
+
+# -- round 13, part 3: a condition guards its fact ----------------------------------------------------
+@pytest.mark.parametrize("opening, verdict", [
+    # the matter the condition guards, without its fact (the day): nothing held back is told
+    ("Hi, I'd like to move my outbound and return flights to nonstop ones into JFK.", "not_applicable"),
+    ("Hi, I'd like nonstop flights to JFK instead, with the return flight leaving on the 19th.", "fail"),
+])
+def test_a_conditional_instruction_is_broken_only_by_saying_its_fact(opening, verdict):
+    _, _, tracker = _setup("airline", "29")  # "If the agent asks, you want your return flight to leave on the 19th."
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    conditional = [v["verdict"] for v in tracker.verdicts() if "conditional" in v["id"]]
+    assert conditional == [verdict]

@@ -51,7 +51,9 @@ class Condition(BaseModel):
     """One conditional instruction: the scenario ``sentence``, the content stems the agent
     must say first (``trigger``; empty: any question of the agent's about the guarded
     content), whether it must ask them (``asks``: "if the agent asks ...") or only say them,
-    and those of what the user may say only then (``guarded``)."""
+    and those of what the user may say only then (``guarded``), among them the ``fact`` it
+    guards (its numbers and names: saying the guarded matter without them, "my return
+    flight" for "your return flight leaves on the 19th", tells nothing held back)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -59,6 +61,7 @@ class Condition(BaseModel):
     trigger: frozenset[str]
     guarded: frozenset[str]
     asks: bool = True
+    fact: frozenset[str] = frozenset()
 
 
 _NUMBER = re.compile(r"\d+")
@@ -70,8 +73,15 @@ _CAPITALIZED = re.compile(r"(?<=[a-z,;(] )[A-Z][A-Za-z]+")
 
 def facts(text: str) -> bool:
     """True when ``text`` states a fact a condition can guard: a number or a name."""
-    return bool(_NUMBER.search(text) or _CAPITALIZED.search(text)
-                or any(word in NUMBER_WORDS for word in re.findall(r"[a-z]+", text.lower())))
+    return bool(fact_stems(text))
+
+
+def fact_stems(text: str) -> frozenset[str]:
+    """The stems of the facts ``text`` states: its numbers (number words as digits) and the
+    content stems of its names (capitalized words inside a sentence)."""
+    return (frozenset(_NUMBER.findall(text)) | frozenset(NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower())
+                                                         if w in NUMBER_WORDS)
+            | content_stems(" ".join(_CAPITALIZED.findall(text))))
 
 
 def stated(text: str) -> frozenset[str]:
@@ -105,9 +115,11 @@ def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Cond
         if found is None:
             continue
         trigger, guarded = _stems(found[0]), _stems(found[1]) - exempt
-        if guarded and facts(found[1]):  # (guarding no fact, "say you don't remember", it guards nothing to volunteer)
-            out.append(Condition(sentence=sentence, trigger=trigger, guarded=guarded - trigger or guarded, asks=found[2]))
+        fact = fact_stems(found[1]) & guarded
+        if guarded and fact:  # (guarding no fact, "say you don't remember", it guards nothing to volunteer)
+            out.append(Condition(sentence=sentence, trigger=trigger, guarded=guarded - trigger or guarded, asks=found[2],
+                                 fact=fact - trigger or fact))
     return out
 
 
-__all__ = ["Condition", "conditions", "facts", "stated"]
+__all__ = ["Condition", "conditions", "fact_stems", "facts", "stated"]

@@ -188,7 +188,7 @@ def conditional_criteria(blueprint: Blueprint) -> list[Criterion]:
     return [_criterion("volunteers_unasked_info", f"premature_disclosure/conditional-{i}",
                        f"The user follows the scenario's conditional instruction: {found.sentence}", found.sentence,
                        "asked_or_disclosed", rule="conditional_disclosure", trigger=sorted(found.trigger),
-                       guarded=sorted(found.guarded), asks=found.asks)
+                       guarded=sorted(found.guarded), asks=found.asks, fact=sorted(found.fact))
             for i, found in enumerate(conditions(scenario_text(blueprint)), 1)]
 
 

@@ -156,8 +156,8 @@ def mentioned_kinds(text: str) -> frozenset[str]:
 _DENIAL = (
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
     r"am unable to|'m unable to|unable to|never)\s+(?:\w+\s+){0,2}?"
-    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell you|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
-    r"|\b(?:am|'m) not (?:remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
+    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
+    r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
@@ -386,7 +386,10 @@ _AS_AGENT: Gated = _gated(
      rf"(?:{_OWNED_ITEM})|\bmay i (?:please )?(?:have|get|take)\b[^.!?]{{0,20}}?(?:{_WHOSE_ITEM})"
      r"|\b(?:(?:i'?ll|i will|i'?d) (?:just |first )?need (?:to (?:verify|confirm|get|have) )?|i need to (?:verify|confirm) )"
      rf"(?:{_WHOSE_ITEM})"
-     r"|\b(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b|\bverif(?:y|ying|ied) your identity\b"
+     # (opening a clause, as a request's reason: "for verification purposes, ..."; after a verb it is what the
+     # customer says of the agent's questions: "I trust this is collected for verification purposes")
+     r"|(?:^|(?<=[.!?,;:])\s{0,8}+)(?:for|to complete) (?:security|verification) (?:purposes|reasons)\b"
+     r"|\bverif(?:y|ying|ied) your identity\b"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
      r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
     (("your", "let me"),
@@ -523,9 +526,10 @@ _LABEL = re.compile(
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
 )
 #: Where a labelled value ends: punctuation, a sentence end, a colon before what follows
-#: ("80273: eight, zero, ..." reads it out), or a joining word.
+#: ("80273: eight, zero, ..." reads it out), a joining word, or an adverb of time or addition
+#: ("my name is Mei Garcia now", "order #W123 too").
 _VALUE_END = re.compile(r"[\"',;!?\n]|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
-                        r"from|with|please|thanks|i think|i believe)\b|$")
+                        r"from|with|please|thanks|i think|i believe|now|already|again|too|also|instead|then)\b|$")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
                 "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address")
@@ -596,6 +600,55 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+#: Number words: cardinals below twenty and the tens, and the ordinals of a month's days.
+_UNITS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+                                      "fifteen sixteen seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * i for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), start=2)}
+_ORDINALS = {w: i for i, w in enumerate("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+                                         "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth".split(),
+                                         start=1)} | {"twentieth": 20, "thirtieth": 30}
+_NUMBER_WORD = "|".join(sorted([*_UNITS, *_TENS, "hundred", "thousand"], key=len, reverse=True))
+_ORDINAL_WORD = "|".join(sorted(_ORDINALS, key=len, reverse=True))
+_TENS_WORD = "|".join(_TENS)
+#: A day written in words, as an ordinal ("third", "twenty-second"; a cardinal would read
+#: "may one ask" as a date).
+_DAY_WORDS = rf"(?:(?:{_TENS_WORD})[- ](?:{_ORDINAL_WORD})|{_ORDINAL_WORD})"
+#: A sum written in words before its currency ("three hundred and eighty-six dollars"); at most
+#: twelve words, so a scan is linear.
+_SPOKEN_SUM = re.compile(rf"\b((?:{_NUMBER_WORD})(?:[- ](?:{_NUMBER_WORD}|and)){{0,11}}) (dollars|bucks)\b", re.I)
+
+
+def spoken_number(words: str) -> int | None:
+    """The whole number ``words`` writes ("three hundred and eighty-six" is 386, "twenty-second"
+    is 22, "two thousand five hundred" is 2500); None when they write none."""
+    total = current = 0
+    seen = False
+    for word in re.split(r"[- ]+", words.lower().strip()):
+        if word == "and":
+            continue
+        if word in _UNITS or word in _ORDINALS:
+            current += _UNITS.get(word, _ORDINALS.get(word, 0))
+        elif word in _TENS:
+            current += _TENS[word]
+        elif word == "hundred":
+            current = (current or 1) * 100
+        elif word == "thousand":
+            total, current = total + (current or 1) * 1000, 0
+        else:
+            return None
+        seen = True
+    return total + current if seen else None
+
+
+def spoken_sums(text: str) -> str:
+    """``text`` with each sum written in words before its currency written in digits ("two
+    hundred and forty dollars" -> "240 dollars"): a sum said in words states it as digits do."""
+    low = text.lower()
+    if "dollars" not in low and "bucks" not in low:
+        return text
+    return _SPOKEN_SUM.sub(lambda m: f"{spoken_number(m.group(1))} {m.group(2)}", text)
+
+
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
@@ -605,20 +658,27 @@ _DATES = (
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm"),
 )
+#: Dates with the day written in words ("the twenty-second of May", "June third"); "may"
+#: before a day word is the verb ("if I may first ask").
+_WORD_DATES = (
+    (re.compile(rf"\b(?!may\b)({_MONTH})\s+(?:the\s+)?({_DAY_WORDS})\b"), "md"),
+    (re.compile(rf"\b({_DAY_WORDS})\s+(?:of\s+)?({_MONTH})\b"), "dm"),
+)
 
 
 @lru_cache(maxsize=_CACHE)
 def dates(text: str) -> frozenset[tuple[int, int]]:
     """The (month, day) pairs of the calendar dates ``text`` writes ("2024-05-20", "05/20/2024",
-    "May 20th", "20 May"); a numeric d/m/y date is read both ways. With the month named, a
+    "May 20th", "20 May", "the twenty-second of May"); a numeric d/m/y date is read both ways. With the month named, a
     day past 31 is still a (wrong) date ("May 32" for May 23); a numeric date keeps only
     valid readings."""
     out: set[tuple[int, int]] = set()
     named: set[tuple[int, int]] = set()
-    if _DIGIT.search(text) is None:
+    low = text.lower()
+    if _DIGIT.search(text) is None and not any(month in low for month in _MONTH_STEMS):
         return frozenset()
-    text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
-    for pattern, order in _DATES:
+    text = _ISO_TIME.sub(r"\1 \2", low)  # the patterns are lower case (re.I is much slower)
+    for pattern, order in (*_DATES, *_WORD_DATES) if _DIGIT.search(text) else _WORD_DATES:
         for m in pattern.finditer(text):
             a, b = m.group(1), m.group(2)
             if order == "ymd":
@@ -626,12 +686,19 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
             elif order == "mdy":
                 out |= {(int(a), int(b)), (int(b), int(a))}
             elif order == "md":
-                named.add((_MONTHS[a.lower()], int(b)))
+                named.add((_MONTHS[a.lower()], _day(b)))
             else:
-                named.add((_MONTHS[b.lower()], int(a)))
+                named.add((_MONTHS[b.lower()], _day(a)))
     return frozenset({(mo, d) for mo, d in out if 1 <= mo <= 12 and 1 <= d <= 31} | {(mo, d) for mo, d in named if d >= 1})
 
 
+def _day(day: str) -> int:
+    """A day of the month written in digits or in words."""
+    return int(day) if day.isdigit() else spoken_number(day) or 0
+
+
+#: Every month name's first three letters: a gate before reading dates without digits.
+_MONTH_STEMS = tuple({name[:3] for name in _MONTHS})
 _ISO_TIME = re.compile(r"(\d)T(\d)")
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b")
 _DIGIT = re.compile(r"\d")
@@ -667,14 +734,20 @@ _ID_RUN = re.compile(
 _DIGIT_GROUPS = re.compile(r"\((\d{2,4})\)\s?|(?<=\d)\.(?=\d{3})")
 
 
+#: A date written month, day, year without a comma ("May 28 2024"): its day and year are no id run.
+_MONTH_DAY_YEAR = re.compile(rf"\b((?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)\s+((?:19|20)\d\d)\b", re.I)
+
+
 @lru_cache(maxsize=_CACHE)
 def id_runs(text: str) -> tuple[str, ...]:
     """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
     least four digits, or two digits and five characters: what an identifier of any shape
-    looks like; amounts, quantities with units, dates, times and years are not runs."""
+    looks like; amounts, quantities with units, dates (a day and its year too: "May 28 2024"),
+    times and years are not runs."""
     out: list[str] = []
     if _DIGIT.search(text) is None:
         return ()
+    text = _MONTH_DAY_YEAR.sub(r"\1, \2", text)
     for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
         if _ISO_DATE.fullmatch(m.group(0).strip()):
             continue  # a date written year first ("1975-07-16"): a date, read by :func:`dates`

@@ -141,11 +141,13 @@ def says_when_to_give_up(scenario: str) -> bool:
     return _GIVE_UP.search(scenario) is not None
 
 
-#: A customer withdrawing its own request.
+#: A customer withdrawing its own request; leaving it "there" or "at that" closes a
+#: conversation, and leaving it "with you" hands it over: neither withdraws anything.
 _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
                        r"(?:don't|do not|won't|will not|can't|cannot|not) (?:be able to )?(?:make (?:any|the) changes?|proceed|"
                        r"go ahead|want to proceed)|"
-                       r"decide[ds]? not to|i'?ll (?:leave it|keep (?:it|things) as (?:it is|they are)))\b", re.I)
+                       r"decide[ds]? not to|i'?ll (?:leave it(?! (?:there|at that|here|with you|to you|in your hands)\b)|"
+                       r"keep (?:it|things) as (?:it is|they are)))\b", re.I)
 
 
 def withdrew(text: str) -> bool:

@@ -409,12 +409,14 @@ def identifiers(text: str) -> tuple[str, ...]:
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
 _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
             r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
-_ON = {"on", "yes", "enabled", "connected", "active"}
+_ON = {"on", "yes", "enabled", "connected", "active", "activated"}
 _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
 #: adverbs, a state word; where the feature is may come between ("roaming on my phone is off").
+#: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
+#: laptop"), unless a duration follows ("on the whole time").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
@@ -423,9 +425,9 @@ _STATE_AFTER = re.compile(
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b"
-    r"|\s+the\s+(?:phone|device|screen|app|network|bill|account|line|same|other|status|top|display)\b)|off|(?:yes|no)(?![ \t]+[a-z])|enabled|disabled|"
-    r"connected|disconnected|active|inactive)\b",
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
+    r"(?:yes|no)(?![ \t]+[a-z])|"
+    r"enabled|disabled|connected|disconnected|activated|deactivated|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
@@ -803,6 +805,9 @@ _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave
              r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
 #: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go").
 _HAVING = r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work"
+#: Words that never name an action reported done with "done" alone (persons, verbs, hedges).
+_NOT_AN_ACTION_NAME = (r"(?:i|me|we|us|you|u|they|he|she|it|almost|nearly|half|well|when|if|once|until|after|before|be|been|being|"
+                       r"get|gets|getting|got|is|are|r|am|was|were|not|never|nothing|have|has|had|will|can|should|could|would)")
 #: (Linear time: every repetition these patterns try at each position is bounded, so one
 #: position costs a constant: at most 4 filler words before a clause's verb, 8 spaces after
 #: its punctuation, and a question mark looked for within 300 characters of the clause.)
@@ -810,7 +815,8 @@ _HAVING = r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|k
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
 #: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
 #: conditional, not a question ("Have I done it?", "are we done?"), not an action of thinking
-#: or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed").
+#: or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed");
+#: an action named with "done" and no verb ("reboot done") reports it done too.
 GENERIC_CLAIM = re.compile(
     r"(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )(?<!have )(?<!did )(?<!should )(?<!can )"
     r"(?<!could )(?<!would )(?<!shall )(?<!do )(?<!are )(?<!were )"
@@ -822,10 +828,14 @@ GENERIC_CLAIM = re.compile(
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
     r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
+    # an action reported done by its name alone, chat dropping the verb: "APN reset done", "reboot complete"
+    # (the words before it name the action: no person, no verb, no hedge: "r we almost done" asks)
+    rf"|(?:^|(?<=[.!?;,:\n]))\s{{0,8}}+(?:(?!{_NOT_AN_ACTION_NAME}\b)[a-z][a-z'-]*\s){{1,3}}(?:done|complete|completed|finished)\b"
+    r"(?![^.!?\n]{0,300}\?)"
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
-    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished)\b(?![^.!?\n]{0,300}\?)"
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished|complete)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"
     r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
     r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]{0,300}\?)"

@@ -28,6 +28,7 @@ from userbench_env.fidelity.text import (
     ToolMentions,
 )
 from userbench_env.fidelity.rules.base import _NOTHING, register_rule, Rule
+from userbench_env.tasks.extract import requested_kinds
 
 
 #: Stems of how any request is phrased: never what a question about the request is about.
@@ -367,12 +368,22 @@ class UnrequestedAction(_Requests):
     arguments, for tools called through a dispatcher) with the values it is called with,
     or by all the content words of the tool's name in its prose ("turn off airplane mode"
     asks for ``toggle_airplane_mode``); one request licenses one such call (repeating it
-    needs another). Read-only
-    tools (checks) are never unrequested: a user may need them to answer. Decided at the
-    user's next text; applies when a state-changing tool is called."""
+    needs another). Any other call (a check: the rest of ``params["tools"]``, or a name no
+    tool has) may be what an answer needs, so it fails only on sure evidence that no answer
+    needs it: the agent
+    did not ask for it, and every sentence of the agent's latest text asks for something
+    else, an item of the user's ("your phone number?") or another user tool by name
+    (:func:`wants_something_else`). Decided at the user's next text; applies when a user
+    tool is called."""
 
     name = "unrequested_action"
     tools_param = "mutating"
+
+    @classmethod
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
+        """(the state-changing tools, mentions of every user tool)."""
+        mutating, _ = super().compile(criteria)
+        return mutating, ToolMentions({t for c in criteria for t in c.params.get("tools", [])})
 
     def start(self) -> None:
         super().start()
@@ -388,13 +399,36 @@ class UnrequestedAction(_Requests):
         self._calls_read = len(calls)
         agent = self.feed.agent
         for clock, call, _ in fresh:
-            if call.name not in self._mutating:
-                continue
             at, latest = next(((at, said) for at, _, said, _ in reversed(agent) if at < clock), (0, ""))
+            asked = asks_for_call(latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments)))
+            if call.name not in self._mutating:  # a check (or a name no tool has: it changes nothing either)
+                if not asked and wants_something_else(self._mentions, latest, call.name):
+                    self.settle_all(turn, True)
+                continue
             key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
-            self.settle_all(turn, key in self._answered or not asks_for_call(
-                latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments))))
+            self.settle_all(turn, key in self._answered or not asked)
             self._answered.add(key)
+
+
+#: An agent text's sentences, each with its closing punctuation.
+_AGENT_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
+
+
+def wants_something_else(mentions: ToolMentions, agent_text: str, check: str) -> bool:
+    """True when every sentence of ``agent_text`` asks for an item of the user's
+    (:func:`~userbench_env.tasks.extract.requested_kinds`) or names user tools of
+    ``mentions`` on other matters than ``check``: nothing in it is what running ``check``
+    answers (a greeting, a question about the phone, an outcome reported: it may be; so may
+    a look at the feature a named tool changes, "check_vpn_status" before "disconnect_vpn")."""
+    matter = _matter(check)
+    sentences = [s for s in _AGENT_SENTENCES.findall(agent_text) if s.strip()]
+    return bool(sentences) and all(requested_kinds(s) or (named := mentions.find(s) - {check})
+                                   and not any(_matter(tool) & matter for tool in named) for s in sentences)
+
+
+def _matter(tool: str) -> frozenset[str]:
+    """The content stems of a tool's name that say what it acts on ("vpn" of "disconnect_vpn")."""
+    return content_stems(tool.replace("_", " ")) - _ACTION_WORDS
 
 
 @lru_cache(maxsize=256)

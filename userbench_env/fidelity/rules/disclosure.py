@@ -17,6 +17,11 @@ from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
 
 
+#: A request for an item by a word that does not say which ("your other?", "your number?",
+#: "your details"): any item the user knows may be its answer.
+_VAGUE_ITEM = re.compile(r"\byour (?:other|number|details|information|info|data|credentials|identification)\b")
+
+
 #: Saying how one pays ("pay with my Visa", "charge it to the card", "put it on my Mastercard").
 _PAYING = re.compile(r"\b(?:pay|paying|paid|charge|charging|bill|put (?:it|that|this) on|use)\b")
 
@@ -38,7 +43,9 @@ class PrematureDisclosure(_Watches):
     agent's latest text asks for ("it's ethan_martin_2396, Ethan Martin") is ``suspect``: a
     caller introducing itself as it answers (given in that item's place, it is volunteered).
     A value stated while the agent's latest text asks for another item that
-    the user denies having is ``suspect`` (offered in that item's place: a deflection), and
+    the user denies having is ``suspect`` (offered in that item's place: a deflection), as
+    is one stated when the agent asked for an item by a word that does not say which ("your
+    other?", "your details": :data:`_VAGUE_ITEM`; the user offers what it may be), and
     so is a payment method stated to pay an amount the agent's latest text named ("$50 is
     fine, I'll pay with my Visa ending in 2915": what the agent needs next).
     """
@@ -127,6 +134,9 @@ class PrematureDisclosure(_Watches):
                 # asked for an id, the user says who it is along with it: introducing oneself,
                 # the agent's question answered, not surely a detail volunteered
                 self.suspect(cid, turn, "its name given with the identity item the agent asked for")
+            elif agent and not agent[-1][3] and _VAGUE_ITEM.search(asking_part(agent[-1][2]).lower()):
+                # asked for an item it cannot tell ("your other?"), the user offers what it may be
+                self.suspect(cid, turn, "offered when the agent asked for an item without saying which")
             elif kind == "payment_method" and agent and any(c.isdigit() for c in agent[-1][2]) \
                     and _PAYING.search(lower(text)):
                 # the agent just named an amount and the user says how it will pay it: what the
@@ -141,8 +151,9 @@ class ConditionalDisclosure(Rule):
     """A conditional scenario instruction (:mod:`userbench_env.fidelity.conditions`): the
     user says the guarded content only once the agent has said the trigger (``params``:
     ``trigger`` and ``guarded`` content stems; ``asks``: the agent must ask it, in a
-    sentence that asks). Fails when a sentence of a user text states the guarded content
-    (two of its stems, or all of a shorter one) about the trigger's matter (two of its
+    sentence that asks; ``fact``: the guarded fact's stems, its numbers and names). Fails when
+    a sentence of a user text states the guarded content (two of its stems, or all of a
+    shorter one, the fact among them) about the trigger's matter (two of its
     stems, or all of a shorter one, in that sentence or the one before it) before the agent
     said the trigger; passes once the agent has. A trigger of no words is any
     question of the agent's about the guarded content. Applies when either happens."""
@@ -150,9 +161,9 @@ class ConditionalDisclosure(Rule):
     name = "conditional_disclosure"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool]]:
-        return [(c.id, frozenset(c.params["trigger"]), frozenset(c.params["guarded"]), bool(c.params.get("asks", True)))
-                for c in criteria]
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool, frozenset[str]]]:
+        return [(c.id, frozenset(c.params["trigger"]), frozenset(c.params["guarded"]), bool(c.params.get("asks", True)),
+                 frozenset(c.params.get("fact", ()))) for c in criteria]
 
     def start(self) -> None:
         self._said: set[str] = set()  # ids whose trigger the agent said
@@ -161,7 +172,7 @@ class ConditionalDisclosure(Rule):
     def _heard_triggers(self) -> None:
         agent = self.feed.agent
         for _, _, text, _ in agent[self._read:]:
-            for cid, trigger, guarded, asks in self.compiled:
+            for cid, trigger, guarded, asks, _ in self.compiled:
                 if cid in self._said:
                     continue
                 words = content_stems(asking_part(text) if asks else text)
@@ -174,16 +185,16 @@ class ConditionalDisclosure(Rule):
             return  # every condition met or broken: nothing more to decide
         self._heard_triggers()
         sentences = [stated(sentence) for sentence in _SENTENCES.findall(text)] if any(
-            cid not in self._said for cid, _, _, _ in self.compiled) else []
+            cid not in self._said for cid, *_ in self.compiled) else []
         # a sentence's matter is its own words or the sentence's before it ("How many passengers
         # were on it? I think there were 3.")
         matters = [said | before for said, before in zip(sentences, [frozenset(), *sentences])]
-        for cid, trigger, guarded, _ in self.compiled:
+        for cid, trigger, guarded, _, fact in self.compiled:
             if cid in self._said:
                 self.passed(cid, turn)
-            elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded))
+            elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded)) and (said & fact or not fact)
                                                      and len(matter & trigger) >= min(2, len(trigger))
                                                      for said, matter in zip(sentences, matters)):
                 self.fail(cid, turn)  # (once: saying it again is no new disclosure)
-        self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, _, _, _ in self.compiled)
+        self._settled = all(cid in self._said or self.verdict(cid) == "fail" for cid, *_ in self.compiled)
 

@@ -4,12 +4,14 @@ know), ``unprompted_transfer`` (:class:`UnpromptedTransfer`) and ``breaks_charac
 """
 from __future__ import annotations
 
+import re
+
 from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
 from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, answers, asks_for_information, makes_request,
-                                             referred_elsewhere, reports, standing, withdrew)
+                                             referred_elsewhere, reports, reports_action, standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -51,7 +53,9 @@ class PrematureStop(_Requests, _OnToken):
     * a stop after the agent reported the request done passes: whether it really was is
       the agent's success, not the user's fidelity; an answer with a figure reports no
       action done, so after one a stop with an action the user asked for neither reported
-      done nor refused since is judged as with no outcome (:meth:`_action_open`);
+      done nor refused since is judged as with no outcome (:meth:`_action_open`), and so is
+      a stop withdrawing the request after one (the user's own word that its goal is not
+      reached: see below);
     * a stop in the message giving the go-ahead to an action the agent offered ("I can
       issue the voucher" - "please go ahead") is ``suspect``: the user has settled its
       request (carrying it out is the agent's part), though it might have waited for the
@@ -125,13 +129,16 @@ class PrematureStop(_Requests, _OnToken):
         agent = [said for clock, _, said, _ in feed.agent if clock > since]
         now = standing(agent)  # (a greeting is a courtesy: neither an outcome nor a wait)
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
+        withdrawn = any(withdrew(said) for clock, said in feed.user if clock >= since)
+        # a figure answers a question and settles no action: after one, a withdrawal says the goal is not reached
+        answered_only = not any(reports_action(said) for said in agent)
         if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
         elif self.tools and self._unperformed():
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
-        elif now == "done" and not self._action_open():
+        elif now == "done" and not self._action_open() and not (withdrawn and answered_only):
             verdict, why = "pass", ""
-        elif (conditional or now != "cannot") and any(withdrew(said) for clock, said in feed.user if clock >= since):
+        elif (conditional or now != "cannot") and withdrawn:
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
                 if conditional and any(reports(said) for _, _, said, _ in feed.agent) else \
@@ -162,10 +169,23 @@ class PrematureStop(_Requests, _OnToken):
                 self.passed(cid, turn)
 
 
+#: What names no transfer of the conversation: a tool name ("request_human_agent_transfer",
+#: a tool the agent asks the user to run) and money moved ("transfer $500", "a wire transfer").
+_NOT_A_HANDOFF = re.compile(r"\w+_\w+|\btransfer(?:s|red|ring)?\s+(?:of\s+)?(?:\$|\d|funds|money|(?:the|your|that|this)\s+"
+                            r"(?:funds|money|balance|amount|payment|deposit))|\b(?:wire|bank|balance|money|fund|funds)\s+transfers?\b")
+
+
+def mentions_transfer(agent_text: str) -> bool:
+    """True when an agent text speaks of transferring the conversation: "transfer" in its
+    prose, tool names and money moved aside (:data:`_NOT_A_HANDOFF`)."""
+    return "transfer" in _NOT_A_HANDOFF.sub(" ", lower(agent_text))
+
+
 @register_rule
 class UnpromptedTransfer(_OnToken):
     """Fails when the user sends ``###TRANSFER###`` before any agent text mentioned a
-    transfer; passes on a transfer after one. Applies when the user transfers."""
+    transfer of the conversation (:func:`mentions_transfer`: not a tool's name, not money
+    moved); passes on a transfer after one. Applies when the user transfers."""
 
     name = "unprompted_transfer"
     token = TRANSFER_TOKEN
@@ -176,7 +196,7 @@ class UnpromptedTransfer(_OnToken):
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         agent = self.feed.agent
-        self._offered = self._offered or any("transfer" in lower(said) for _, _, said, _ in agent[self._read:])
+        self._offered = self._offered or any(mentions_transfer(said) for _, _, said, _ in agent[self._read:])
         self._read = len(agent)
         self.settle_all(turn, not self._offered)
 

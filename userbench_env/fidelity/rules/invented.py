@@ -20,6 +20,7 @@ from userbench_env.fidelity.language import (
     labelled_values,
     month_days,
     numbers,
+    spoken_sums,
     street_addresses,
     years,
 )
@@ -112,15 +113,17 @@ _SPACED_THOUSANDS = re.compile(r"(?<!\d)(?<!\d[ \u00a0\u202f])\d{1,3}(?:[ \u00a0
 
 def written_out(text: str) -> str:
     """``text`` with each email address read aloud written as an address ("dustin dot
-    middleton133 at example dot org" -> "dustin.middleton133@example.org") and each number
-    with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars"):
-    a user spelling out the address it gave, or writing a sum its own way, states nothing new."""
+    middleton133 at example dot org" -> "dustin.middleton133@example.org"), each number
+    with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars") and
+    each sum in words in digits (:func:`~userbench_env.fidelity.language.spoken_sums`): a
+    user spelling out the address it gave, or writing a sum its own way, states nothing new,
+    and a sum in words states what its digits would."""
     def write(match: re.Match[str]) -> str:
         name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part) for part in match.groups())
         return f"{name}@{domain}"
     if " at " in text:
         text = _SPOKEN_EMAIL.sub(write, text)
-    return _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+    return spoken_sums(_SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text))
 
 
 def statement(text: str) -> Statement:
@@ -156,7 +159,8 @@ class InventedInformation(Rule):
     * values stated with their item's name (:func:`~userbench_env.fidelity.language.labelled_values`,
       any shape: "my user id is Yusuf Rossi", "order number ORD-88231"): for an item kind
       the scenario gives (``params["known"]``: kind to values), the value must be one of
-      the scenario's values of that kind (or one the agent or a tool said); for another
+      the scenario's values of that kind (or one the agent or a tool said; a name, any
+      name heard whole: a passenger's, the one a request changes a name to); for another
       kind, something heard must hold it; another item's value given for it is invented
       ("my user id is <my name>"). A value one typo away from the scenario's fails as a
       borderline case (:meth:`Rule.unsure`);
@@ -254,7 +258,7 @@ class Heard:
         self.text = scenario.lower()
         self.key, self.said_key = id_key(scenario), ""
         self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
-        self.times, self.numbers = set(clock_times(scenario)), set(numbers(scenario))
+        self.times, self.numbers = set(clock_times(scenario)), set(numbers(spoken_sums(scenario)))
         self._shared = False
 
     def copy(self) -> "Heard":
@@ -276,7 +280,7 @@ class Heard:
         said = "\0".join(id_key(text) for text in fresh)
         self.said_key = f"{self.said_key}\0{said}"
         self.key = f"{self.key}\0{said}"
-        for text in fresh:
+        for text in map(spoken_sums, fresh):  # (a sum heard in words is heard in digits)
             self.keys |= heard_keys(text)
             if _DIGIT.search(text) is not None:
                 self.dates |= dates(text)
@@ -322,6 +326,12 @@ class Heard:
         m = _LETTERS_DIGITS.fullmatch(run)
         return m is not None and m.group(1) in self.keys and m.group(2) in self.keys
 
+    def _heard_name(self, value: str, key: str) -> bool:
+        """True when the name ``value`` (its key ``key``) is one heard whole: each of its
+        words heard and the whole in something heard ("Mei Garcia" of a scenario changing a
+        passenger's name from Mei Lee to Mei Garcia)."""
+        return key in self.key and all(id_key(word) in self.keys for word in value.split())
+
     def _invented_value(self, kind: str, value: str, values: dict[str, frozenset[str]]) -> tuple[bool, bool]:
         """(invented, borderline) for a labelled ``value`` of ``kind``."""
         if kind == "date":
@@ -336,7 +346,7 @@ class Heard:
         if known is None:  # an item the scenario does not give: something heard must hold it (an id, as a whole)
             whole = kind != "address" and any(c.isdigit() for c in key)
             return (key not in self.keys) if whole else (key not in self.key), False
-        if key in self.said_key:
+        if key in self.said_key or (kind == "name" and self._heard_name(value, key)):
             return False, False
         from rapidfuzz.distance import Levenshtein
 
