@@ -1063,3 +1063,21 @@ def test_a_conditional_instruction_is_broken_only_by_saying_its_fact(opening, ve
     _play(tracker, [("agent", GREETING), ("user", opening)])
     conditional = [v["verdict"] for v in tracker.verdicts() if "conditional" in v["id"]]
     assert conditional == [verdict]
+
+
+# -- round 13, part 4: a verification reason said of the agent; a date without its comma --------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("555-201-3344. I trust all of this is being gathered for security purposes only.", False),  # the customer's concern
+    ("For security purposes, could you confirm the email on the account?", True),
+])
+def test_a_security_reason_opening_a_request_is_the_agents(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+def test_a_date_written_month_day_year_without_a_comma_is_no_identifier():
+    from userbench_env.fidelity.language import id_runs
+
+    assert id_runs("I'd like to cancel the flight on June 14 2024, please.") == ()
+    assert id_runs("The code on the letter is 4471 9920.") == ("44719920",)
