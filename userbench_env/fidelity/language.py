@@ -643,9 +643,8 @@ def spoken_number(words: str) -> int | None:
 def spoken_sums(text: str) -> str:
     """``text`` with each sum written in words before its currency written in digits ("two
     hundred and forty dollars" -> "240 dollars"): a sum said in words states it as digits do."""
-    low = text.lower()
-    if "dollars" not in low and "bucks" not in low:
-        return text
+    if "dollars" not in text and "bucks" not in text and "Dollars" not in text:
+        return text  # (a cheap gate: a currency word in capitals alone is left as it is)
     return _SPOKEN_SUM.sub(lambda m: f"{spoken_number(m.group(1))} {m.group(2)}", text)
 
 
@@ -674,11 +673,11 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
     valid readings."""
     out: set[tuple[int, int]] = set()
     named: set[tuple[int, int]] = set()
-    low = text.lower()
-    if _DIGIT.search(text) is None and not any(month in low for month in _MONTH_STEMS):
+    digits = _DIGIT.search(text) is not None
+    if not digits and _ORDINAL_GATE.search(text) is None:
         return frozenset()
-    text = _ISO_TIME.sub(r"\1 \2", low)  # the patterns are lower case (re.I is much slower)
-    for pattern, order in (*_DATES, *_WORD_DATES) if _DIGIT.search(text) else _WORD_DATES:
+    text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
+    for pattern, order in (*_DATES, *_WORD_DATES) if digits else _WORD_DATES:
         for m in pattern.finditer(text):
             a, b = m.group(1), m.group(2)
             if order == "ymd":
@@ -697,8 +696,8 @@ def _day(day: str) -> int:
     return int(day) if day.isdigit() else spoken_number(day) or 0
 
 
-#: Every month name's first three letters: a gate before reading dates without digits.
-_MONTH_STEMS = tuple({name[:3] for name in _MONTHS})
+#: What every day written in words ends with: a gate before reading dates without digits.
+_ORDINAL_GATE = re.compile(r"(?:first|second|third|th)\b", re.I)
 _ISO_TIME = re.compile(r"(\d)T(\d)")
 _TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b")
 _DIGIT = re.compile(r"\d")

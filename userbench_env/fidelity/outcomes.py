@@ -150,6 +150,7 @@ _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll 
                        r"keep (?:it|things) as (?:it is|they are)))\b", re.I)
 
 
+@lru_cache(maxsize=256)
 def withdrew(text: str) -> bool:
     """True when a user ``text`` withdraws its own request ("I'll hold off on making any changes")."""
     return _WITHDRAW.search(text) is not None
@@ -177,6 +178,7 @@ def referred_elsewhere(agent_text: str, text: str) -> bool:
     return _REFERRAL.search(agent_text) is not None and _ELSEWHERE.search(text) is not None
 
 
+@lru_cache(maxsize=256)
 def asks_for_action(text: str) -> bool:
     """True when a user ``text`` wants an action on its account or booking ("I need to cancel
     an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?");
@@ -202,6 +204,7 @@ def reports_done(text: str) -> bool:
     return _DONE.search(text) is not None and agent_outcome(text) == "done"
 
 
+@lru_cache(maxsize=256)
 def reports_action(text: str) -> bool:
     """True when an agent ``text`` settles an action asked of it: reports it done ("your order
     has been cancelled") or refuses it (:func:`agent_outcome` ``"cannot"``); a figure alone
@@ -224,6 +227,7 @@ def action_open(turns: Iterable[tuple[str, str]]) -> bool:
     return open_
 
 
+@lru_cache(maxsize=256)
 def makes_request(text: str) -> bool:
     """True when a user ``text`` asks for something (a want, a need, a request)."""
     return _USER_REQUEST.search(text) is not None

@@ -937,12 +937,13 @@ def clear_caches() -> None:
     """Empty the memoized readings, those of :mod:`~userbench_env.fidelity.language` and
     the rules' own too (benchmarks use it to time cold readings)."""
     from userbench_env.fidelity import language
-    from userbench_env.fidelity.outcomes import agent_outcome, waits_on_user
+    from userbench_env.fidelity.outcomes import agent_outcome, asks_for_action, makes_request, reports_action, waits_on_user, withdrew
     from userbench_env.fidelity.rules import actions, invented
     from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
                    past_device_states, reported_checks, claims_done, _claims, _mentioned, denies, invented.heard_keys,
-                   actions.tool_request, actions.asks_for_call, whole_token, agent_outcome, waits_on_user, asking_part):
+                   actions.tool_request, actions.asks_for_call, whole_token, agent_outcome, waits_on_user, asking_part,
+                   asks_for_action, makes_request, reports_action, withdrew):
         cached.cache_clear()
     language.clear_caches()

@@ -112,14 +112,25 @@ class PrematureStop(_Requests, _OnToken):
         said = frozenset().union(*(content_stems(text) for _, text in self.feed.user))
         return any(len(words & said) < min(2, len(words)) for words in fallback)
 
+    def start(self) -> None:
+        super().start()
+        self._open_at: tuple[int, int] | None = None  # the feed's lengths when the open action was last read
+        self._open = False
+
     def _action_open(self) -> bool:
         """True when an action the user asked for before this text is still open from its
         view (:func:`~userbench_env.fidelity.outcomes.action_open`): an answer to its
-        question ("you'd get $33.26 back") reports no action done."""
+        question ("you'd get $33.26 back") reports no action done. Read once per text."""
         feed = self.feed
-        turns = sorted([(clock, "user", said) for clock, said in feed.user[:-1]]
-                       + [(clock, "agent", said) for clock, _, said, _ in feed.agent])
-        return action_open((role, said) for _, role, said in turns)
+        if self._open_at != (at := (len(feed.user), len(feed.agent))):
+            turns = sorted([(clock, "user", said) for clock, said in feed.user[:-1]]
+                           + [(clock, "agent", said) for clock, _, said, _ in feed.agent])
+            self._open_at, self._open = at, action_open((role, said) for _, role, said in turns)
+        return self._open
+
+    def _withdrew(self, since: int) -> bool:
+        """True when a user text since the clock ``since`` (this one included) withdraws its request."""
+        return any(withdrew(said) for clock, said in self.feed.user if clock >= since)
 
     def user_text(self, turn: int, text: str, reading: bool) -> None:
         insist, gives_up, conditional = self.compiled[3:]
@@ -129,16 +140,14 @@ class PrematureStop(_Requests, _OnToken):
         agent = [said for clock, _, said, _ in feed.agent if clock > since]
         now = standing(agent)  # (a greeting is a courtesy: neither an outcome nor a wait)
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
-        withdrawn = any(withdrew(said) for clock, said in feed.user if clock >= since)
-        # a figure answers a question and settles no action: after one, a withdrawal says the goal is not reached
-        answered_only = not any(reports_action(said) for said in agent)
         if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
         elif self.tools and self._unperformed():
             verdict, why = "fail", "stops with an action the agent asked of it not performed"
-        elif now == "done" and not self._action_open() and not (withdrawn and answered_only):
+        # (a figure answers a question and settles no action: after one, a withdrawal says the goal is not reached)
+        elif now == "done" and not self._action_open() and (any(map(reports_action, agent)) or not self._withdrew(since)):
             verdict, why = "pass", ""
-        elif (conditional or now != "cannot") and withdrawn:
+        elif (conditional or now != "cannot") and self._withdrew(since):
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \
                 if conditional and any(reports(said) for _, _, said, _ in feed.agent) else \
