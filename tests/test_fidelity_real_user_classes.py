@@ -941,13 +941,17 @@ def test_an_action_named_done_without_calling_its_tool_is_unexecuted():
     ("Thanks. So the passenger name is Mei Gardner now, good. ###STOP###", "fail"),  # a name nothing heard holds
 ])
 def test_a_name_the_scenario_gives_for_someone_else_is_heard(closing, verdict):
-    _, _, tracker = _setup("airline", "40")
-    _play(tracker, [("agent", GREETING), ("user", "Hello. I need a passenger name changed on my reservation."),
-                    ("agent", "Could you please tell me your reservation id?"),
-                    ("user", "3RK2T9. Mei Lee should be Mei Garcia."),
-                    ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
-                    ("user", closing)])
-    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+    assert _invented("40", [("user", "Hello. I need a passenger name changed on my reservation."),
+                            ("agent", "Could you please tell me your reservation id?"),
+                            ("user", "3RK2T9. Mei Lee should be Mei Garcia."),
+                            ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                            ("user", closing)]) == [verdict]
+
+
+def _invented(task_id: str, script: list[tuple[str, str]]) -> list[str]:
+    """The ``invents_unknown_information`` verdicts of ``script`` (after the greeting) on tau2 airline ``task_id``."""
+    _, _, tracker = _setup("airline", task_id)
+    return _verdicts(_play(tracker, [("agent", GREETING), *script]), "invents_unknown_information")
 
 
 # -- round 13, part 2: a check no answer needs; sums and days in words; "on the"; a transfer tool ---
@@ -992,11 +996,9 @@ def test_a_sum_in_words_reads_as_its_digits(text, written):
     ("I paid two hundred and forty dollars for that ticket.", "fail"),  # a sum nothing heard holds
 ])
 def test_a_sum_in_words_is_checked_like_one_in_digits(paid, verdict):
-    _, _, tracker = _setup("airline", "28")
-    _play(tracker, [("agent", GREETING), ("user", "Hello, I need to cancel reservation SI5UKW, my plans changed."),
-                    ("agent", "I see the fare on SI5UKW was $158. Cancelling refunds $158 to your card."),
-                    ("user", paid)])
-    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+    assert _invented("28", [("user", "Hello, I need to cancel reservation SI5UKW, my plans changed."),
+                            ("agent", "I see the fare on SI5UKW was $158. Cancelling refunds $158 to your card."),
+                            ("user", paid)]) == [verdict]
 
 
 @pytest.mark.parametrize("text, found", [
@@ -1081,3 +1083,27 @@ def test_a_date_written_month_day_year_without_a_comma_is_no_identifier():
 
     assert id_runs("I'd like to cancel the flight on June 14 2024, please.") == ()
     assert id_runs("The code on the letter is 4471 9920.") == ("44719920",)
+
+
+# -- round 13, part 5: an address spelled letter by letter --------------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    # the user's own email, then spelled with dashes: the same address
+    ("It's sophia.silva7557@example.com, that is s-o-p-h-i-a dot s-i-l-v-a 7-5-5-7 at example dot com.", "pass"),
+    ("It's sophia.silva7557@example.com, that is s-o-p-h-i-a dot s-i-l-v-a 7-5-5-8 at example dot com.", "fail"),
+])
+def test_an_email_spelled_letter_by_letter_is_read_as_written(answer, verdict):
+    from userbench_env.tasks import load_task
+
+    task = load_task("airline", "0", source="tau2")
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need to cancel a trip."),
+                    ("agent", "Sure. What email address is on your account? I see sophia.silva7557@example.com on file."),
+                    ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+def test_a_range_of_two_numbers_is_not_a_value_spelled_out():
+    from userbench_env.fidelity.rules.invented import written_out
+
+    assert written_out("I'm tired of paying $3-5 per withdrawal") == "I'm tired of paying $3-5 per withdrawal"
+    assert written_out("that's h-u-l-l 4-4-7") == "that's hull447"

@@ -320,8 +320,9 @@ def from_blueprint(
     mutating = list(mutating or [])
     if mutating:
         criteria.append(_criterion("unrequested_action", "goal_deviation/unrequested_action",
-                                   "The user calls a state-changing tool only when the agent asked for that action.",
-                                   applies_when="state_changing_call", tools=tools, mutating=mutating))
+                                   "The user calls a tool only when the agent asked for that action or an answer to the "
+                                   "agent needs it.",
+                                   applies_when="tool_call", tools=tools, mutating=mutating))
     criteria.append(_criterion("breaks_character", "goal_deviation/breaks_character",
                                "The user stays the customer: never speaks as the agent (offering help, doing the "
                                "agent's part) or about being an AI, a chatbot or a simulator."))

@@ -51,12 +51,13 @@ _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
 def heard_keys(text: str) -> frozenset[str]:
     """The :func:`~userbench_env.fidelity.language.id_key` forms of the identifiers, id-like
     runs and words of ``text``: what a stated identifier must equal to have been heard
-    (a part of a heard id is not that id, except a whole number between its separators:
-    a user reading back the "7340" of raj_sanchez_7340 states nothing new, nor the digits of
+    (a part of a heard id is not that id, except a whole part with a digit between its
+    separators: a user reading back the "7340" of raj_sanchez_7340, or the "barnes462" of
+    james.barnes462@example.org, states nothing new, nor the digits of
     an id after its letters, "3-2-6-3-2-9-0-3" of "#W32632903"; nor is the number of a measure
     written with its unit: "1000 ml" of "1000ml")."""
     ids = identifiers(text)
-    numbers_in_ids = (part for t in ids for part in _ID_SEPARATOR.split(t) if part.isdigit())
+    numbers_in_ids = (id_key(part) for t in ids for part in _ID_SEPARATOR.split(t) if _DIGIT.search(part) is not None)
     digits_of_ids = (m.group(1) for t in ids if (m := _LETTERED_DIGITS.fullmatch(id_key(t))) is not None)
     measures = (m.group(1) for m in _MEASURE.finditer(text.lower()))
     return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *digits_of_ids, *measures, *id_runs(text),
@@ -111,8 +112,14 @@ _SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)
 _SPACED_THOUSANDS = re.compile(r"(?<!\d)(?<!\d[ \u00a0\u202f])\d{1,3}(?:[ \u00a0\u202f]\d{3})+\b(?![ \u00a0\u202f]?\d)")
 
 
+#: A value spelled out a character at a time ("a-n-n", "h-u-l-l 4-4-7"): three or more single
+#: letters or digits joined by dashes, in groups a single space apart (two are a range: "3-5").
+_SPELLED = re.compile(r"(?<![\w'\u2019$-])[a-z0-9](?:-[a-z0-9]){2,}(?: [a-z0-9](?:-[a-z0-9]){2,})*(?![\w-])", re.I)
+
+
 def written_out(text: str) -> str:
-    """``text`` with each email address read aloud written as an address ("dustin dot
+    """``text`` with each value spelled a character at a time written whole ("a-n-n" ->
+    "ann", :data:`_SPELLED`), each email address read aloud written as an address ("dustin dot
     middleton133 at example dot org" -> "dustin.middleton133@example.org"), each number
     with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars") and
     each sum in words in digits (:func:`~userbench_env.fidelity.language.spoken_sums`): a
@@ -121,6 +128,7 @@ def written_out(text: str) -> str:
     def write(match: re.Match[str]) -> str:
         name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part) for part in match.groups())
         return f"{name}@{domain}"
+    text = _SPELLED.sub(lambda m: re.sub(r"[- ]", "", m.group(0)), text)
     if " at " in text:
         text = _SPOKEN_EMAIL.sub(write, text)
     return spoken_sums(_SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text))
