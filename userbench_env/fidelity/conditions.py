@@ -71,14 +71,10 @@ NUMBER_WORDS = {w: str(i) for i, w in enumerate("zero one two three four five si
 _CAPITALIZED = re.compile(r"(?<=[a-z,;(] )[A-Z][A-Za-z]+")
 
 
-def facts(text: str) -> bool:
-    """True when ``text`` states a fact a condition can guard: a number or a name."""
-    return bool(fact_stems(text))
-
-
 def fact_stems(text: str) -> frozenset[str]:
-    """The stems of the facts ``text`` states: its numbers (number words as digits) and the
-    content stems of its names (capitalized words inside a sentence)."""
+    """The stems of the facts ``text`` states, which a condition can guard: its numbers
+    (number words as digits) and the content stems of its names (capitalized words inside a
+    sentence)."""
     return (frozenset(_NUMBER.findall(text)) | frozenset(NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", text.lower())
                                                          if w in NUMBER_WORDS)
             | content_stems(" ".join(_CAPITALIZED.findall(text))))
@@ -122,4 +118,4 @@ def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Cond
     return out
 
 
-__all__ = ["Condition", "conditions", "fact_stems", "facts", "stated"]
+__all__ = ["Condition", "conditions", "fact_stems", "stated"]
