@@ -323,17 +323,20 @@ async def _play(config: EvalConfig, runner: Backend, store: EpisodeStore, metas:
     writer = StoreWriter(store, on_failure=stop)
     streak = 0
 
-    def sink(record: dict[str, Any]) -> None:
+    async def sink(record: dict[str, Any]) -> None:
+        """Store ``record``; its worker starts no episode until the record is on disk (or its write
+        failed), so a failed write costs at most one finished episode per worker."""
         nonlocal streak
         if config.route is not None:
             record["route"] = config.route
-        written = writer.submit(record)  # the worker moves on; the bar counts it once on disk
+        written = writer.submit(record)  # group-committed with the other workers' records
         written.add_done_callback(lambda f: progress.add(record) if not f.cancelled() and f.exception() is None else None)
         streak = streak + 1 if record.get("error") else 0
         if config.max_consecutive_errors and streak >= config.max_consecutive_errors:
             stop(ErrorStreak(f"stopped after {streak} infrastructure errors in a row (last: {first_line(record['error'])}); "
                              f"they are stored in {store.path}: fix the cause, then run the same command with "
                              "--retry-errors"))
+        await asyncio.wait([written])  # a write error is the writer's to report (it stops the run)
 
     try:
         await stop.play(runner.run(jobs, env_factory(config), config.concurrency, sink))

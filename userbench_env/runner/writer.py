@@ -5,7 +5,7 @@ is on disk (fsynced); ``await write(record)`` waits for it; ``await drain()`` wa
 every submitted record and re-raises the write error (``await settle()`` only waits).
 Records that arrive while a
 write is in flight go out together in the next one (one ``fsync`` per batch), in a
-worker thread, so neither the event loop nor the episodes wait on the disk. A record
+worker thread, so the event loop never waits on the disk. A record
 not yet written when the process dies is simply an unfinished episode: resume reruns it.
 
 The first write error is final: that batch is not in the store (a batch is all or
