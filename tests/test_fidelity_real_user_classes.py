@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from userbench_env.domains import make_world
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues
@@ -14,7 +15,7 @@ from userbench_env.fidelity.text import device_states, reported_checks
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
-from test_fidelity_rules import _setup
+from test_fidelity_rules import _setup, _user_call
 
 GREETING = "Hi! How can I help you today?"
 
@@ -1107,3 +1108,243 @@ def test_a_range_of_two_numbers_is_not_a_value_spelled_out():
 
     assert written_out("I'm tired of paying $3-5 per withdrawal") == "I'm tired of paying $3-5 per withdrawal"
     assert written_out("that's h-u-l-l 4-4-7") == "that's hull447"
+
+
+# -- round 14: a tool named in the scenario; an action's arguments; regained signal; agent's work ---
+def test_a_tool_the_scenario_names_is_no_item_of_the_users():
+    task = load_task("banking", "task_061", source="tau2")  # "Use the deposit_check_3847 tool to deposit the $25 check"
+    watched = [v for c in task_criteria(task) if c.mode in ("withholds_requested_info", "volunteers_unasked_info")
+               for v in (c.params.get("values") or [c.params.get("value")])]
+    assert "deposit_check_3847" not in watched and "morgan.mitchell@gmail.com" in watched
+    _, _, tracker = _setup("banking", "task_061")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to close one of my two checking accounts."),
+                    ("agent", "Could you please tell me your user id?"),
+                    ("user", "I was never given a user ID, sorry.")])
+    assert "fail" not in _verdicts(tracker, "withholds_requested_info")
+
+
+@pytest.mark.parametrize("agent, kinds", [
+    ('Could you please run submit_transaction on your side with these arguments: {"user_id": "u_77", "amount": 40}?', set()),
+    ('Please run update_profile with {"contact": {"email": "a@b.co", "phone": "555-010-2233"}} and tell me your zip code.',
+     {"zip"}),
+])
+def test_the_argument_object_of_an_action_asks_for_no_item(agent, kinds):
+    assert requested_kinds(agent) == kinds
+
+
+def test_a_question_after_running_an_action_with_an_id_argument_withholds_nothing():
+    _, world, tracker = _setup("banking", "task_016")  # the user knows its own user id; the action carries a friend's
+    _play(tracker, [("agent", GREETING), ("user", "Hello, my referral bonus never arrived."),
+                    ("agent", 'Could you please run submit_transaction on your side with these arguments: {"user_id": '
+                              '"friend_user_5839", "credit_card_type": "Silver Rewards Card", "merchant_name": "Best Buy", '
+                              '"amount": 750, "category": "Shopping"}?')])
+    _user_call(world, tracker, 3, "submit_transaction", {"user_id": "friend_user_5839", "credit_card_type": "Silver Rewards Card",
+                                                         "merchant_name": "Best Buy", "amount": 750, "category": "Shopping"})
+    tracker.user_text(3, "That went through, $750 at Best Buy. Does the bonus come now?")
+    assert "fail" not in _verdicts(tracker, "withholds_requested_info")
+
+
+@pytest.mark.parametrize("text, states", [
+    ("Paid it, and the signal has come back too, by the look of it.", (("signal", "on"),)),
+    ("service has been restored, bars and all", (("signal", "on"),)),
+    ("the signal is not good at all", ()),  # a negation: no signal claimed
+    ("signal has not come back", ()),
+    ("roaming on. and the vpn reconnect by itself", (("roaming", "on"), ("vpn", "on"))),  # a bare verb, as dialect drops endings
+    ("I tried to get the VPN to reconnect", ()),  # wanted, not stated
+])
+def test_a_signal_regained_and_a_connection_remade_are_states(text, states):
+    assert device_states(text) == states
+
+
+def test_a_signal_claimed_back_after_a_result_without_one_is_unsupported():
+    _, world, tracker = _setup("telecom", "[service_issue]airplane_mode_on|overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]")
+    _play(tracker, [("agent", GREETING), ("user", "My phone says No Service."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?")])
+    shown = _user_call(world, tracker, 2, "toggle_airplane_mode")
+    assert "No Signal" in shown
+    _play(tracker, [("user", "Airplane mode's off now, still no signal."), ("agent", "Could you please run make_payment on your side?")])
+    _user_call(world, tracker, 4, "make_payment")
+    tracker.user_text(4, "Payment's gone through, and I see the signal has come back as well.")
+    assert _verdicts(tracker, "unsupported_device_state")[-1] == "fail"
+
+
+@pytest.mark.parametrize("text, wants", [
+    # a want beside a question for its reason: the question asks, the want still wants
+    ("I'd like to change a name on my booking; before I agree, though, I want to know what it costs and why.", True),
+    ("ordered a jacket size L, not shipped yet. want change to XL can or not", True),  # the subject dropped
+    ("Could you explain why the refund can't go back to my gift card?", False),
+])
+def test_a_want_for_an_action_in_any_clause(text, wants):
+    from userbench_env.fidelity.outcomes import asks_for_action
+
+    assert asks_for_action(text) is wants
+
+
+def test_a_stop_after_hearing_a_price_with_the_action_still_wanted_is_premature():
+    _, _, tracker = _setup("airline", "40")  # change passenger Mei Lee to Mei Garcia
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Good day. I'd like to change a passenger name on 3RK2T9; before I agree to anything, though, "
+                             "I shall want to know what it costs, and why."),
+                    ("agent", "Here is the information you asked for: 45."),
+                    ("user", "45 dollars? I shall have to think it over. Thank you for your time. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("ok so I've processed the refund on order #W1234567 for you, it shows in 5-7 business days", True),
+    ("Right, cancelled that booking for you, anything else?", True),
+    ("I checked the status bar for you: it still says no signal", False),  # the user's own part, done for the agent
+    ("I submitted the transaction for you, it says approved", False),
+])
+def test_the_agents_work_reported_done_for_the_customer(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("Goodness, does that mean I qualified? Then I'd surely like the card.", False),  # asked, not claimed
+    ("so did I fix it?", False),
+    ("I toggled it, is that right?", True),
+    ("ok done. does it look right now?", True),
+])
+def test_a_claim_inside_a_yes_no_question_is_asked(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+def test_asking_whether_a_requested_action_worked_without_running_it_skips_it():
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"),
+                    ("user", "Oh my, does that mean I fixed it already? Then lovely.")])
+    assert _verdicts(tracker, "skips_requested_action") == ["fail"]
+    assert "fail" not in _verdicts(tracker, "claims_unexecuted_action")
+
+
+# -- round 14, part 2: measures side by side; a day the scenario implies; capitals for emphasis; a report --
+def test_measures_written_side_by_side_are_no_identifier():
+    from userbench_env.fidelity.language import id_runs
+
+    assert id_runs("swap it for the 16GB 512GB model please") == ()
+    assert id_runs("the order is W 552 1876") == ("w5521876",)  # digits read out in groups still are
+
+
+def _bundled(task_id: str) -> RuleTracker:
+    return RuleTracker(task_criteria(load_task("airline", task_id, source="bundled")))
+
+
+@pytest.mark.parametrize("closing, verdict", [
+    ("so it's on the 24th now? nice ###STOP###", "pass"),  # the scenario moves the May 23 flight one day later
+    ("so it's on the 26th now? nice ###STOP###", "fail"),
+])
+def test_a_day_after_a_heard_date_is_implied_when_the_scenario_moves_it_a_day(closing, verdict):
+    tracker = _play(_bundled("airline_refuse_basic_change_0"),
+                    [("agent", GREETING), ("user", "hey, flight MRD244 on 2024-05-23, can it go one day later?"),
+                     ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                     ("user", closing)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("text, codes", [
+    ("dawn_wolf_9007. And tell me the fee FIRST, before you change anything at all.", ()),  # emphasis
+    ("It's QWERTZ.", ("qwertz",)),
+    ("the booking code would be QWERTZ I think", ("qwertz",)),
+])
+def test_capitals_for_emphasis_are_no_code_given(text, codes):
+    from userbench_env.fidelity.rules.invented import answer_codes
+
+    assert answer_codes(text) == codes
+
+
+def test_an_emphasised_word_beside_the_asked_id_invents_nothing():
+    tracker = _play(_bundled("airline_refuse_basic_change_0"),
+                    [("agent", GREETING), ("user", "hi, I need a flight moved."),
+                     ("agent", "Could you please tell me your user id?"),
+                     ("user", "dawn_wolf_9007. And tell me the fee FIRST, before you change anything at all.")])
+    assert _verdicts(tracker, "invents_unknown_information") == ["pass"]
+
+
+def test_reporting_a_tool_result_in_the_scenarios_words_recites_nothing():
+    task = load_task("telecom", "telecom_service_sim_card_unseated_expert", source="bundled")
+    world, tracker = make_world("telecom", "bundled", task), RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "Hello, my phone shows no SIM card and has no service."),
+                    ("agent", "Could you please run reseat_sim_card on your side with these arguments: {}?")])
+    _user_call(world, tracker, 2, "reseat_sim_card")
+    tracker.user_text(2, "Reseated it, hardly a sophisticated fix, but very well. It reports the SIM card re-seated "
+                         "successfully, and the status bar now shows Excellent, 5G, Data Enabled. So: a working connection.")
+    # the status bar sentence is what the result showed; the persona's "obvious fixes" alone recites nothing sure
+    assert _verdicts(tracker, "dumps_blueprint") in (["pass"], ["suspect"])
+
+
+@pytest.mark.parametrize("text", ["ion know my zip off top, sorry", "I no have the card number with me"])
+def test_denials_in_dialect(text):
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert denial_clauses(text)
+
+
+def test_closing_the_account_for_the_customer_is_the_agents_part():
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent("Okay, verified. Let me go ahead and close your savings account for you now.")
+
+
+# -- round 14, part 3: dialect grammar (a marked past, "stay", "wants"), the agent's lookups, snake_case ids --
+@pytest.mark.parametrize("text, claims", [
+    ("ok I wen restart 'um, came back fine", {"reboot_device"}),  # a past marker before the bare verb
+    ("I finish restart. now 5G", {"reboot_device"}),
+    ("I restart already, still no signal", {"reboot_device"}),  # "already" after it
+    ("I restart already?", set()),  # asked
+    ("I will restart it later", set()),
+])
+def test_a_past_marked_in_dialect_claims_the_action(text, claims):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["reboot_device", "toggle_airplane_mode"]) == claims
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("Reboot finish. Back to normal!", True),  # named done, as "reboot done"
+    ("ok I'll do it tonight when I'm done with work", False),  # done in a clause of time to come
+])
+def test_done_by_name_and_done_in_a_clause_to_come(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+@pytest.mark.parametrize("text, states", [
+    ("roaming stay on, airplane mode stay off", (("roaming", "on"), ("airplane mode", "off"))),  # "stay" for "is"
+    ("and that data saver thing is switched on too", (("data saver", "on"),)),
+])
+def test_a_dialect_copula_and_a_filler_after_a_feature(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("555-123-4567. I'll pull up your account now and see what's going on.", True),
+    ("Sure, I can add 2 GB for you right away.", True),
+    ("I have processed the refund of that order.", True),
+    ("Honestly I'm just an AI playing the customer here.", True),
+    ("can you pull up my account?", False),
+    ("let me look up my order number", False),
+])
+def test_the_agents_lookups_offers_and_an_ai_playing_a_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+def test_a_request_on_someone_elses_behalf_wants_an_action():
+    from userbench_env.fidelity.outcomes import asks_for_action
+
+    assert asks_for_action("hi! my manager wants to exchange her keyboard for the wireless one")
+
+
+def test_a_snake_case_account_id_is_an_identifier():
+    from userbench_env.fidelity.text import identifiers
+
+    assert identifiers("the account? its sav_77120934") == ("sav_77120934",)
+    assert identifiers("please run toggle_airplane_mode") == ()  # a tool name without a digit

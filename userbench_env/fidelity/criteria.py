@@ -85,6 +85,18 @@ def _grounding(blueprint: Blueprint, item: KnownInfoItem) -> str | None:
     return span if span and span in source else None
 
 
+def names_a_tool(item: KnownInfoItem) -> bool:
+    """True when the sentence giving ``item`` names its value as a tool ("Use the
+    deposit_check_3847 tool to ..."): a tool the user is told to use, not an item of its own."""
+    value = re.escape(item.value)
+    return re.search(rf"\b{value} tool\b|\btool {value}\b", item.span or "", re.I) is not None
+
+
+def own_items(blueprint: Blueprint) -> list[KnownInfoItem]:
+    """The blueprint's known-info items that are the user's own (all but :func:`names_a_tool`)."""
+    return [item for item in blueprint.known_info if not names_a_tool(item)]
+
+
 def _criterion(mode: str, cid: str, statement: str, grounding: str | None = None, applies_when: str = "always",
                rule: str | None = None, **params: Any) -> Criterion:
     """A rule criterion of taxonomy ``mode`` (grounded on the mode's guideline by default;
@@ -107,7 +119,7 @@ def _numbered(items: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     """One ``volunteers_unasked_info`` criterion per checkable identifying item the user
-    knows: its known-info items, and the ids its instructions name (a reservation to change,
+    knows: its own known-info items (:func:`own_items`), and the ids its instructions name (a reservation to change,
     an order to return: :func:`scenario_ids`). An item the reason for calling names is
     stated up front, when the user was given that reason to open with
     (``blueprint.opens_with_reason``). None when the scenario tells the user to give its
@@ -118,7 +130,7 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     checkable = []
     named = False
     # (a scenario id's span is the sentence of the instructions naming it, verbatim)
-    items = [(_as_card(item), _grounding(blueprint, item)) for item in blueprint.known_info]
+    items = [(_as_card(item), _grounding(blueprint, item)) for item in own_items(blueprint)]
     for item, grounding in [*items, *((item, item.span) for item in scenario_ids(blueprint))]:
         if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
@@ -161,7 +173,7 @@ def scenario_ids(blueprint: Blueprint) -> list[KnownInfoItem]:
     found: list[KnownInfoItem] = []
     for text in texts:
         for item in extract_known_info(text):
-            if item.kind in SCENARIO_ID_KINDS and item.value not in known:
+            if item.kind in SCENARIO_ID_KINDS and item.value not in known and not names_a_tool(item):
                 known.add(item.value)
                 found.append(item)
     return found
@@ -200,10 +212,10 @@ _KEEP_BACK = re.compile(r"\b(?:do not|don'?t|never|not to) (?:provide|give|share
 
 
 def withholding_criteria(blueprint: Blueprint) -> list[Criterion]:
-    """One ``withholds_requested_info`` criterion per known item kind (all its values), but
-    for the items the scenario's sentence giving them tells the user to keep back (:data:`_KEEP_BACK`)."""
+    """One ``withholds_requested_info`` criterion per kind of the user's own known items
+    (:func:`own_items`; all its values), but for the items the scenario's sentence giving them tells the user to keep back (:data:`_KEEP_BACK`)."""
     by_kind: dict[str, list[KnownInfoItem]] = {}
-    for item in blueprint.known_info:
+    for item in own_items(blueprint):
         if item.kind != "other" and _grounding(blueprint, item) is not None and not _KEEP_BACK.search(item.span or ""):
             by_kind.setdefault(item.kind, []).append(item)
     return [
@@ -343,6 +355,6 @@ def task_criteria(task: Task) -> list[Criterion]:
 
 __all__ = [
     "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
-    "mutating_tools",
+    "mutating_tools", "names_a_tool", "own_items",
     "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

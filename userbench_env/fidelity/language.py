@@ -154,8 +154,9 @@ def mentioned_kinds(text: str) -> frozenset[str]:
 #: Not knowing, not remembering, not finding or not having an item (idioms included), on
 #: lower-cased text with straight apostrophes.
 _DENIAL = (
+    # (in dialect too: "ion" for "I don't", "I no" for "I do not")
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
-    r"am unable to|'m unable to|unable to|never)\s+(?:\w+\s+){0,2}?"
+    r"am unable to|'m unable to|unable to|never|ion|i no)\s+(?:\w+\s+){0,2}?"
     r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
     r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
@@ -336,15 +337,19 @@ _AS_AGENT: Gated = _gated(
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
      r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
-    (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as"),
+    (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending"),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
-     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"),
+     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
+     # an AI playing a part, in any grammar: "I only one AI playing da customer"
+     r"|\b(?:ai|a\.i\.|bot|chatbot|language model|llm)\s+(?:that'?s |who'?s |that is |who is )?(?:play(?:ing|s)?|acting as|"
+     r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
-    (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of", "look into", "look that up"),
+    (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of", "look into", "look that up",
+      "pull up", "look up", "bring up", "open up", "processed"),
      r"(?:^|[.!?]\s+)(?:(?:sure|absolutely|of course|certainly|no problem)[,!.]?\s+)?(?:happy|glad|delighted) to "
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
@@ -358,9 +363,16 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
-     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
+     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
+     # the agent's work on the record reported done for the customer ("I have processed the cancellation of
+     # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
+     r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,50}\bfor you\b"
+     r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
-     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+) for you\b"
+     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
+     # looking up the customer's record, as only the agent can
+     r"|\b(?:i'?ll|i will|let me|i can) (?:now )?(?:pull up|look up|bring up|open up) your (?:\w+ ){0,2}?"
+     r"(?:account|line|order|reservation|booking|profile|record|file|details|usage)\b"
      # the agent's work on a named account object: "I will open the High Yield Savings account for you"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ ){1,4}?(?:the|your|a|an) (?:\w+ ){0,3}?(?:account|card|order|reservation|"
      r"booking|refund|return|exchange|application|dispute|request) for you\b"),
@@ -741,8 +753,8 @@ _MONTH_DAY_YEAR = re.compile(rf"\b((?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)\
 def id_runs(text: str) -> tuple[str, ...]:
     """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
     least four digits, or two digits and five characters: what an identifier of any shape
-    looks like; amounts, quantities with units, dates (a day and its year too: "May 28 2024"),
-    times and years are not runs."""
+    looks like; amounts, quantities with units (measures side by side too: "8GB 1TB"), dates
+    (a day and its year too: "May 28 2024"), times and years are not runs."""
     out: list[str] = []
     if _DIGIT.search(text) is None:
         return ()
@@ -750,6 +762,8 @@ def id_runs(text: str) -> tuple[str, ...]:
     for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
         if _ISO_DATE.fullmatch(m.group(0).strip()):
             continue  # a date written year first ("1975-07-16"): a date, read by :func:`dates`
+        if all(_UNIT_MEASURE.fullmatch(part) for part in re.split(r"[ -]+", m.group(0).strip().lstrip("#"))):
+            continue  # measures side by side ("8GB 1TB SSD"): a specification, not an identifier
         key = id_key(m.group(0))
         digits = sum(c.isdigit() for c in key)
         if (digits >= 4 or (digits >= 2 and len(key) >= 5)) and not _YEAR.fullmatch(key):
@@ -758,6 +772,8 @@ def id_runs(text: str) -> tuple[str, ...]:
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+#: A number with its unit run together ("8GB", "1TB", "5000mAh", "2.4GHz", "15in").
+_UNIT_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:[kmgt]b|[kmg]?hz|mah|ml|oz|kg|lbs?|mm|cm|ft|in|mp|[glmwvk])", re.I)
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-\d{1,2}-\d{1,2}")
 _YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
 

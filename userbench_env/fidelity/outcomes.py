@@ -113,8 +113,9 @@ _WH_QUESTION = re.compile(r"\b(?:how|what|what's|which|when|where|who|whether)\b
 #: An agent announcing work still to do ("let me look into that", "one moment"): no answer yet.
 _PENDING = re.compile(r"\b(?:let me|one moment|just a moment|give me a (?:moment|second|minute)|bear with me|"
                       r"please (?:hold|wait)|i'?ll (?:check|look|find out|get back))\b", re.I)
-#: Wanting something, in any register ("I need to", "wanna", "please").
-_WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|want|need|wish)|wanna|gotta|need to|want to|have to|"
+#: Wanting something, in any register ("I need to", "wanna", "please"), the subject dropped
+#: ("want change to XL can or not") or another's ("my boss wants to exchange it") included.
+_WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|wish)|wants?|needs?|wanna|gotta|have to|"
                       r"please|can you|could you|would you|will you|help me)\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
@@ -178,12 +179,18 @@ def referred_elsewhere(agent_text: str, text: str) -> bool:
     return _REFERRAL.search(agent_text) is not None and _ELSEWHERE.search(text) is not None
 
 
+#: A clause of a user text: up to a sentence's end or a semicolon.
+_CLAUSE = re.compile(r"[^.!?;\n]+")
+
+
 @lru_cache(maxsize=256)
 def asks_for_action(text: str) -> bool:
     """True when a user ``text`` wants an action on its account or booking ("I need to cancel
-    an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?");
+    an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?",
+    "I'd like to add two bags; before I agree, I want to know why it costs that"); a clause
     asking for a reason ("could you explain why the refund can't go ...", :data:`_WHY`) wants none."""
-    return _WANTING.search(text) is not None and _ACTION_REQUEST.search(text) is not None and _WHY.search(text) is None
+    rest = " ".join(clause for clause in _CLAUSE.findall(text) if _WHY.search(clause) is None)
+    return _WANTING.search(rest) is not None and _ACTION_REQUEST.search(rest) is not None
 
 
 def asks_for_information(text: str) -> bool:

@@ -380,7 +380,9 @@ _ID_SHAPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("#W", re.compile(r"#W\d{5,8}\b")),  # retail order id
     ("@", re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")),  # email
     # user id, payment method ids
-    ("_", re.compile(r"\b(?:[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,5}|(?:credit_card|gift_card|paypal|certificate|debit_card|bank_account)_\d+)\b")),
+    # (and any snake_case token whose last part holds a digit: an account id "chk_a6984e978")
+    ("_", re.compile(r"\b(?:[a-z]+_[a-z]+(?:_[a-z]+)?_\d{3,5}|(?:credit_card|gift_card|paypal|certificate|debit_card|bank_account)_\d+"
+                     r"|[a-z]+(?:_[a-z0-9]+)*_(?=[a-z0-9]*\d)[a-z0-9]+)\b")),
 )
 _DIGIT = re.compile(r"\d")
 #: Id shapes with digits, each behind a cheaper pattern every match contains: phone number;
@@ -409,25 +411,26 @@ def identifiers(text: str) -> tuple[str, ...]:
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
 _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
             r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
-_ON = {"on", "yes", "enabled", "connected", "active", "activated"}
+_ON = {"on", "yes", "enabled", "connected", "reconnect", "reconnects", "reconnected", "active", "activated"}
 _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
-#: adverbs, a state word; where the feature is may come between ("roaming on my phone is off").
+#: adverbs, a state word; where the feature is may come between ("roaming on my phone is off"),
+#: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time").
 _STATE_AFTER = re.compile(
-    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator))?"
+    r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
-    r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said)?"
+    r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay)?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
     r"(?:yes|no)(?![ \t]+[a-z])|"
-    r"enabled|disabled|connected|disconnected|activated|deactivated|active|inactive)\b",
+    r"enabled|disabled|connected|disconnected|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
@@ -558,14 +561,16 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
-        # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back"
+        # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back" /
+        # "the signal has come back" (not "the signal is not good")
         ("signal", "off", r"status bar:[^\n]*(?:no signal|airplane mode)|cellular signal: none|cellular connection: no_service"
                           r"|\bno (?:signal|service|bars|reception)\b"),
         ("signal", "on", r"status bar:[^\n]*\U0001f4f6|cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
-                         r"|\b(?:signal|service|reception)(?:'s| is)? (?:\w+ )?(?:back|good|fine|strong|full|excellent|great)\b"
+                         r"|\b(?:signal|service|reception)(?:'s| is| has| had)? (?!not |never |no longer )(?:\w+ )?(?:come |came |been )?"
+                         r"(?:back|returned|restored|good|fine|strong|full|excellent|great)\b"
                          r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
@@ -826,11 +831,12 @@ GENERIC_CLAIM = re.compile(
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
-    r"|\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
+    r"|(?<!when )(?<!once )(?<!until )(?<!after )(?<!before )(?<!if )"  # (a time or condition to come claims nothing)
+    r"\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
     # an action reported done by its name alone, chat dropping the verb: "APN reset done", "reboot complete"
     # (the words before it name the action: no person, no verb, no hedge: "r we almost done" asks)
-    rf"|(?:^|(?<=[.!?;,:\n]))\s{{0,8}}+(?:(?!{_NOT_AN_ACTION_NAME}\b)[a-z][a-z'-]*\s){{1,3}}(?:done|complete|completed|finished)\b"
+    rf"|(?:^|(?<=[.!?;,:\n]))\s{{0,8}}+(?:(?!{_NOT_AN_ACTION_NAME}\b)[a-z][a-z'-]*\s){{1,3}}(?:done|complete|completed|finished|finish)\b"
     r"(?![^.!?\n]{0,300}\?)"
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
@@ -845,10 +851,49 @@ GENERIC_CLAIM = re.compile(
 )
 
 
+#: A yes/no question, opened by its auxiliary ("does that mean I qualified?", "so did I pass?"):
+#: what it holds is asked, not claimed.
+_YES_NO_QUESTION = re.compile(r"(?:^|(?<=[.!?;,:\n]))\s*(?:(?:so|and|but|wait|oh|well|then)\W{1,3})*"
+                              r"(?:does|do|did|is|are|was|were|has|have|had|can|could|would|will|should|am)\b[^.!?;\n]*\?",
+                              re.I)
+
+
+#: The past forms of the bare verbs of actions on a phone or an account.
+_PAST_OF = {"restart": "restarted", "reboot": "rebooted", "turn": "turned", "switch": "switched", "toggle": "toggled",
+            "flip": "flipped", "reset": "reset", "reseat": "reseated", "pay": "paid", "make": "made", "run": "ran",
+            "grant": "granted", "enable": "enabled", "disable": "disabled", "connect": "connected",
+            "disconnect": "disconnected", "change": "changed", "set": "set", "update": "updated", "apply": "applied",
+            "put": "put", "give": "gave", "allow": "allowed", "shut": "shut", "do": "did"}
+#: A past marked as dialects mark it, before a bare verb ("I wen restart 'um", "I finish reboot",
+#: "I already reset") or with "already" after it ("I restart already"), outside a question.
+_MARKED_PAST = re.compile(r"\b(i|we)\s+(?:wen|finish(?:ed)?|done|already)\s+([a-z]+)\b(?![^.!?\n]*\?)"
+                          r"|\b(i|we)\s+([a-z]+)\b(?=(?:\s+[\w']+){0,3}\s+already\b)(?![^.!?\n]*\?)", re.I)
+
+
+def _past(match: re.Match[str]) -> str:
+    person, verb = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    past = _PAST_OF.get(verb.lower())
+    return f"{person} {past}" if past else match.group(0)
+
+
+@lru_cache(maxsize=_CACHE)
+def past_marked(text: str) -> str:
+    """``text`` with a dialect's marked past of an action (:data:`_MARKED_PAST`) in its English
+    past form ("I wen restart 'um" reads "I restarted 'um"), so claims read it as one."""
+    return _MARKED_PAST.sub(_past, text) if ("already" in text or " wen " in text or "finish" in text or "done" in text) else text
+
+
 @lru_cache(maxsize=_CACHE)
 def claims_done(text: str) -> bool:
-    """True when ``text`` holds a :data:`GENERIC_CLAIM` ("I did that", "All done", "flipped it")."""
-    return GENERIC_CLAIM.search(text) is not None
+    """True when ``text`` (its marked pasts read as pasts: :func:`past_marked`) holds a
+    :data:`GENERIC_CLAIM` ("I did that", "All done", "flipped it") outside a yes/no question
+    (:data:`_YES_NO_QUESTION`)."""
+    text = past_marked(text)
+    claims = [m.start() for m in GENERIC_CLAIM.finditer(text)]
+    if not claims:
+        return False
+    asked = [m.span() for m in _YES_NO_QUESTION.finditer(text)]
+    return any(not any(start <= at < end for start, end in asked) for at in claims)
 
 
 _CLAIM_START = re.compile(
@@ -878,6 +923,7 @@ _GRANTED = frozenset({"grant_app_permission"})
 
 @lru_cache(maxsize=_CACHE)
 def _claims(text: str) -> frozenset[str]:
+    text = past_marked(text)
     low = lowered(text)
     granted = _GRANTED if ("access" in low or "permission" in low) and _SUBJECTLESS_GRANT.search(text) else frozenset()
     if _CLAIM_GATE.search(folded(text)) is None or _CLAIM_START.search(text) is None:

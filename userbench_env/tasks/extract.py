@@ -148,6 +148,21 @@ _OFFER = re.compile(r"\bif (?:you|there)(?:'s| is| are)? (?:have |need |want |re
                     r"\b(?:questions?|assistance|help|anything)\b", re.I)
 
 
+#: The innermost braces of an argument object an agent spells out for an action ("Could you
+#: run submit_transaction with these arguments: {"user_id": ...}?").
+_ARGUMENTS = re.compile(r"\{[^{}]*\}")
+
+
+def _without_arguments(text: str) -> str:
+    """``text`` with every (possibly nested) brace-delimited argument object cut out: its keys
+    name the action's parameters, not items the agent asks the user for."""
+    while "{" in text:
+        text, cut = _ARGUMENTS.subn(" ", text)
+        if not cut:
+            break
+    return text
+
+
 @lru_cache(maxsize=256)
 def asking_part(text: str) -> str:
     """The sentences of ``text`` that ask something (:func:`is_question` of the sentence):
@@ -155,7 +170,9 @@ def asking_part(text: str) -> str:
     for, unless the statement says it is needed ("I'll need your user ID.") or the request
     after it points back at it ("Could you provide that?"). A sentence asking with a list to
     follow (ending with ":") asks the rest of the text; a courtesy offer (:data:`_OFFER`:
-    "If you need assistance with your reservation, let me know") asks nothing."""
+    "If you need assistance with your reservation, let me know") asks nothing; nor does an
+    action's argument object (:func:`_without_arguments`)."""
+    text = _without_arguments(text)
     if not is_question(text) and not _NEEDS.search(text):
         return ""
     parts: list[str] = []

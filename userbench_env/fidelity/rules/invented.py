@@ -45,6 +45,19 @@ _ADJACENT_DAY = re.compile(r"\b(?:next|following|previous|prior) day\b|\bday (?:
 
 #: An all-capital word of five letters or more: a code when it answers a request.
 _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
+#: A sentence (or clause) of a user text.
+_SENTENCE = re.compile(r"[^.!?;\n]+")
+#: Words naming an item a code can be.
+_CODE_ITEM = re.compile(r"\b(?:reservation|booking|confirmation|code|order|item|id|number|ref(?:erence)?)\b", re.I)
+
+
+def answer_codes(text: str) -> tuple[str, ...]:
+    """The all-capital codes of ``text`` (:data:`_CODE`, lower-cased) given as an answer: in a
+    sentence of four words at most ("It's WOBBKF.") or one naming an item a code can be
+    ("the booking is WOBBKF"); a capitalized word in longer prose is emphasis ("give me the
+    total cost FIRST, before you touch anything")."""
+    return tuple(code.lower() for sentence in _SENTENCE.findall(text) if (codes := _CODE.findall(sentence))
+                 and (len(sentence.split()) <= 4 or _CODE_ITEM.search(sentence)) for code in codes)
 
 
 @lru_cache(maxsize=256)
@@ -139,7 +152,7 @@ def statement(text: str) -> Statement:
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
     dates, month days, amounts and years, clock times, street addresses: all need a digit)
-    and the all-capital codes (the key forms of its words of five capitals or more). An
+    and the all-capital codes given as an answer (:func:`answer_codes`). An
     email address read aloud, and a number with spaced thousands, are read as written
     (:func:`written_out`)."""
     text = written_out(text)
@@ -147,8 +160,8 @@ def statement(text: str) -> Statement:
                amounts(text) | years(text), clock_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
-                     tuple(code.lower() for code in _CODE.findall(text)),
-                     bool(numeric[1]) and _ADJACENT_DAY.search(text) is not None, any(numeric))
+                     answer_codes(text),
+                     bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None, any(numeric))
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -178,8 +191,9 @@ class InventedInformation(Rule):
 
     What the scenario or the conversation implies is heard (issue 22: fail only on sure
     evidence): a clock time with its zone ("11am EST") is a time, not an identifier, and a
-    date one day from a heard date, stated while speaking of that next (or previous) day
-    ("the next day, May 19" once May 18 was named), is implied, not invented.
+    date or day one day from a heard date, stated while speaking of that next (or previous)
+    day ("the next day, May 19" once May 18 was named) or once something heard spoke of one
+    (a scenario moving a May 23 flight "one day later": "the 24th"), is implied, not invented.
 
     Applies to every user message."""
 
@@ -260,13 +274,15 @@ class Heard:
     words (``keys``, see :func:`heard_keys`), dates, month days, clock times and numbers.
     Each only grows (:meth:`add`), so a statement grounded in it stays grounded."""
 
-    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "_shared")
+    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "adjacent", "_shared")
 
     def __init__(self, scenario: str):
         self.text = scenario.lower()
         self.key, self.said_key = id_key(scenario), ""
         self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
         self.times, self.numbers = set(clock_times(scenario)), set(numbers(spoken_sums(scenario)))
+        #: something heard speaks of a day next to another ("move it one day later"): such a day is implied
+        self.adjacent = _ADJACENT_DAY.search(scenario) is not None
         self._shared = False
 
     def copy(self) -> "Heard":
@@ -275,6 +291,7 @@ class Heard:
         other.text, other.key, other.said_key = self.text, self.key, self.said_key
         other.keys, other.dates, other.days, other.times, other.numbers = \
             self.keys, self.dates, self.days, self.times, self.numbers
+        other.adjacent = self.adjacent
         other._shared = True
         return other
 
@@ -290,6 +307,7 @@ class Heard:
         self.key = f"{self.key}\0{said}"
         for text in map(spoken_sums, fresh):  # (a sum heard in words is heard in digits)
             self.keys |= heard_keys(text)
+            self.adjacent = self.adjacent or _ADJACENT_DAY.search(text) is not None
             if _DIGIT.search(text) is not None:
                 self.dates |= dates(text)
                 self.days |= month_days(text)
@@ -321,8 +339,8 @@ class Heard:
         time or a street address that nothing heard holds."""
         if not all(run in self.keys or self._heard_apart(run) for run in said.runs):
             return True
-        heard_dates = self.dates | _adjacent(self.dates) if said.adjacent else self.dates
-        if not said.dates <= heard_dates or not said.days <= {day for _, day in self.dates} | self.days:
+        heard_dates = self.dates | _adjacent(self.dates) if said.adjacent or self.adjacent else self.dates
+        if not said.dates <= heard_dates or not said.days <= {day for _, day in heard_dates} | self.days:
             return True
         if not said.money <= self.numbers or not said.times <= self.times:
             return True

@@ -46,7 +46,9 @@ class DumpsBlueprint(Rule):
     restating one goal are one recital; a sentence whose words another holds is dropped).
     A sentence the agent's latest text asked about (sharing a word with it, courtesies
     aside: :data:`AGENT_COURTESY`) never counts: answering the agent's questions (often
-    numbered) with what the scenario says about them is no recital.
+    numbered) with what the scenario says about them is no recital; nor does one sharing a
+    word with the user's own tool results since then (reporting what its phone showed, "the
+    status bar shows a working connection", is no recital of the scenario's words for it).
     The reason's ``fallback`` sentences (its conditions and alternatives) count, except
     when stated word for word with the reason (the reason for calling as the scenario
     words it is the user's opening); in the opening message of a user told to open with
@@ -121,8 +123,7 @@ class DumpsBlueprint(Rule):
         outcomes = None
         if reading is not None:
             agent = self.feed.agent
-            outcomes = self.compiled.read(text, self.compiled.prompted(agent[-1][2]) if agent else _NOTHING,
-                                          len(self.feed.user) == 1)
+            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -139,6 +140,16 @@ class DumpsBlueprint(Rule):
                     self.unsure(cid, turn)
                 elif outcome in SUSPICIONS:
                     self.suspect(cid, turn, SUSPICIONS[outcome])
+
+
+    def _prompt(self) -> frozenset[str]:
+        """The scenario words of what the user is answering: the agent's latest text and the
+        user's own tool results since it."""
+        feed = self.feed
+        since = feed.agent[-1][0] if feed.agent else 0
+        seen = [feed.agent[-1][2]] if feed.agent else []
+        seen += [result.content for clock, _, result in feed.user_calls if clock > since]
+        return self.compiled.prompted(" ".join(seen)) if seen else _NOTHING
 
 
 class Sentence(NamedTuple):
