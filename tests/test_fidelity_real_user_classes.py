@@ -1348,3 +1348,30 @@ def test_a_snake_case_account_id_is_an_identifier():
 
     assert identifiers("the account? its sav_77120934") == ("sav_77120934",)
     assert identifiers("please run toggle_airplane_mode") == ()  # a tool name without a digit
+
+
+# -- round 14, part 4: a month and day in digits; a run of heard parts; a year in a compound -------------
+@pytest.mark.parametrize("text, found", [
+    ("so both legs, the 05-21 one and the 05-30 one?", {(5, 21), (5, 30)}),
+    ("it takes 10-15 minutes", set()),  # a range of a measure
+    ("about 3/4 of it", set()),  # a fraction
+])
+def test_a_month_and_day_in_two_digits_is_a_date(text, found):
+    from userbench_env.fidelity.language import dates, id_runs
+
+    assert dates(text) == found and id_runs(text) == ()
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("hey. flight HAT039 ATL->SEA got delayed, why??", "pass"),  # the flight and both airports are the scenario's
+    ("hey. flight HAT093 ATL->SEA got delayed, why??", "fail"),  # a flight number nothing heard holds
+])
+def test_an_id_run_of_parts_each_heard_is_heard(opening, verdict):
+    assert _invented("27", [("user", opening)]) == [verdict]  # delayed flight HAT039 from ATL to SEA
+
+
+def test_a_year_joined_to_a_word_is_a_modifier():
+    from userbench_env.fidelity.language import years
+
+    assert years("total 1999-dial-up-modem energy, honestly") == frozenset()
+    assert years("I've had the line since 1999.") == {"1999"}

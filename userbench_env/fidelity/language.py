@@ -668,6 +668,10 @@ _DATES = (
     (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b"), "mdy"),
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm"),
+    # a month and day in two digits each ("05-21", "12/03"; read both ways), not a range of a measure
+    # ("10-15 minutes", "$10-15")
+    (re.compile(r"(?<![\d/$.,-])((?:0[1-9]|1[0-2])[-/]\d\d)(?![\d/-]|[.,]\d|\s*(?:%|percent|min|mins|minutes?|hours?|hrs?|"
+                r"days?|weeks?|months?|years?|gb|mb|dollars|bucks|usd|items?|bags?|pieces?|people|times)\b)"), "m/d"),
 )
 #: Dates with the day written in words ("the twenty-second of May", "June third"); "may"
 #: before a day word is the verb ("if I may first ask").
@@ -680,7 +684,7 @@ _WORD_DATES = (
 @lru_cache(maxsize=_CACHE)
 def dates(text: str) -> frozenset[tuple[int, int]]:
     """The (month, day) pairs of the calendar dates ``text`` writes ("2024-05-20", "05/20/2024",
-    "May 20th", "20 May", "the twenty-second of May"); a numeric d/m/y date is read both ways. With the month named, a
+    "May 20th", "20 May", "the twenty-second of May", "05-20"); a numeric d/m/y or d/m date is read both ways. With the month named, a
     day past 31 is still a (wrong) date ("May 32" for May 23); a numeric date keeps only
     valid readings."""
     out: set[tuple[int, int]] = set()
@@ -691,11 +695,14 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
     text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
     for pattern, order in (*_DATES, *_WORD_DATES) if digits else _WORD_DATES:
         for m in pattern.finditer(text):
-            a, b = m.group(1), m.group(2)
+            a, b = m.group(1), m.group(2) if (m.lastindex or 1) >= 2 else ""
             if order == "ymd":
                 out.add((int(b), int(m.group(3))))
             elif order == "mdy":
                 out |= {(int(a), int(b)), (int(b), int(a))}
+            elif order == "m/d":
+                first, second = re.split(r"[-/]", a)
+                out |= {(int(first), int(second)), (int(second), int(first))}
             elif order == "md":
                 named.add((_MONTHS[a.lower()], _day(b)))
             else:
@@ -750,32 +757,41 @@ _MONTH_DAY_YEAR = re.compile(rf"\b((?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)?)\
 
 
 @lru_cache(maxsize=_CACHE)
-def id_runs(text: str) -> tuple[str, ...]:
-    """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
-    least four digits, or two digits and five characters: what an identifier of any shape
-    looks like; amounts, quantities with units (measures side by side too: "8GB 1TB"), dates
-    (a day and its year too: "May 28 2024"), times and years are not runs."""
-    out: list[str] = []
+def id_run_parts(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Per id-like run of ``text`` (see :func:`id_runs`), its :func:`id_key` form and those of
+    its parts as written apart ("HAT039 ATL" is "hat039atl" of "hat039" and "atl")."""
+    out: list[tuple[str, tuple[str, ...]]] = []
     if _DIGIT.search(text) is None:
         return ()
     text = _MONTH_DAY_YEAR.sub(r"\1, \2", text)
     for m in _ID_RUN.finditer(_DIGIT_GROUPS.sub(lambda g: f"{g.group(1) or ''}-", text)):
-        if _ISO_DATE.fullmatch(m.group(0).strip()):
-            continue  # a date written year first ("1975-07-16"): a date, read by :func:`dates`
-        if all(_UNIT_MEASURE.fullmatch(part) for part in re.split(r"[ -]+", m.group(0).strip().lstrip("#"))):
+        written = m.group(0).strip()
+        if _ISO_DATE.fullmatch(written) or dates(written):
+            continue  # a date written year first ("1975-07-16") or a month and day ("05-21"): read by :func:`dates`
+        parts = re.split(r"[ -]+", written.lstrip("#"))
+        if all(_UNIT_MEASURE.fullmatch(part) for part in parts):
             continue  # measures side by side ("8GB 1TB SSD"): a specification, not an identifier
-        key = id_key(m.group(0))
+        key = id_key(written)
         digits = sum(c.isdigit() for c in key)
         if (digits >= 4 or (digits >= 2 and len(key) >= 5)) and not _YEAR.fullmatch(key):
-            out.append(key)
+            out.append((key, tuple(id_key(part) for part in parts)))
     return tuple(out)
+
+
+def id_runs(text: str) -> tuple[str, ...]:
+    """The :func:`id_key` forms of the id-like runs in ``text`` (see :data:`_ID_RUN`) with at
+    least four digits, or two digits and five characters: what an identifier of any shape
+    looks like; amounts, quantities with units (measures side by side too: "8GB 1TB"), dates
+    (a day and its year too: "May 28 2024"; a month and day, "05-21"), times and years are not runs."""
+    return tuple(key for key, _ in id_run_parts(text))
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
 #: A number with its unit run together ("8GB", "1TB", "5000mAh", "2.4GHz", "15in").
 _UNIT_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:[kmgt]b|[kmg]?hz|mah|ml|oz|kg|lbs?|mm|cm|ft|in|mp|[glmwvk])", re.I)
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-\d{1,2}-\d{1,2}")
-_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d)")
+#: (A year joined by a hyphen to a word is a compound's modifier, "a 2007-flip-phone vibe", no year stated.)
+_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d|-[a-z])", re.I)
 
 
 @lru_cache(maxsize=_CACHE)
@@ -851,6 +867,6 @@ def clear_caches() -> None:
     """Empty the memoized readings."""
     for cached in (content_stems, id_key, said_key, clauses, mentioned_kinds, owned_kinds, denial_clauses, question_clauses,
                    speaks_as_agent, recital_cues,
-                   labelled_values, dates, clock_times, street_addresses, id_runs, amounts, large_amounts, numbers,
+                   labelled_values, dates, clock_times, street_addresses, id_run_parts, amounts, large_amounts, numbers,
                    month_days, years):
         cached.cache_clear()

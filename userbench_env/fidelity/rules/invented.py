@@ -15,6 +15,7 @@ from userbench_env.fidelity.language import (
     clock_times,
     dates,
     id_key,
+    id_run_parts,
     id_runs,
     KIND_ALIASES,
     labelled_values,
@@ -95,7 +96,8 @@ class Statement(NamedTuple):
 
     identifiers: tuple[str, ...]
     labelled: tuple[tuple[str, str], ...]
-    runs: tuple[str, ...]
+    #: Each id-like run's key and its parts' keys (:func:`~userbench_env.fidelity.language.id_run_parts`).
+    runs: tuple[tuple[str, tuple[str, ...]], ...]
     dates: frozenset[tuple[int, int]]
     days: frozenset[int]
     money: frozenset[str]
@@ -156,7 +158,7 @@ def statement(text: str) -> Statement:
     email address read aloud, and a number with spaced thousands, are read as written
     (:func:`written_out`)."""
     text = written_out(text)
-    numeric = (tuple(run for run in id_runs(text) if not _CLOCK_RUN.fullmatch(run)), dates(text), month_days(text),
+    numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
                amounts(text) | years(text), clock_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
@@ -337,8 +339,9 @@ class Heard:
     def _invented_number(self, said: Statement) -> bool:
         """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
         time or a street address that nothing heard holds."""
-        if not all(run in self.keys or self._heard_apart(run) for run in said.runs):
-            return True
+        if not all(run in self.keys or self._heard_apart(run) or all(part in self.keys for part in parts)
+                   for run, parts in said.runs):
+            return True  # (a run of parts each heard whole, "HAT039 ATL", is heard)
         heard_dates = self.dates | _adjacent(self.dates) if said.adjacent or self.adjacent else self.dates
         if not said.dates <= heard_dates or not said.days <= {day for _, day in heard_dates} | self.days:
             return True
