@@ -109,6 +109,10 @@ def said_key(text: str) -> str:
 _CLAUSE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+(?:-|\u2013|\u2014)\s+|,\s+(?=but\b|though\b|although\b|and\b|however\b)")
 
 
+#: A sentence or a semicolon's clause of a text: a run up to ".", "!", "?", ";" or a line break.
+SENTENCE_PART = re.compile(r"[^.!?;\n]+")
+
+
 @lru_cache(maxsize=_CACHE)
 def clauses(text: str) -> tuple[str, ...]:
     """``text`` cut at sentence ends, line breaks, dashes and ", but"-like joins (stripped, non-empty)."""

@@ -32,6 +32,8 @@ import re
 from functools import lru_cache
 from typing import Iterable, Literal
 
+from userbench_env.fidelity.language import SENTENCE_PART
+
 Outcome = Literal["done", "cannot"]
 Standing = Literal["done", "cannot", "waiting"]
 
@@ -179,17 +181,13 @@ def referred_elsewhere(agent_text: str, text: str) -> bool:
     return _REFERRAL.search(agent_text) is not None and _ELSEWHERE.search(text) is not None
 
 
-#: A clause of a user text: up to a sentence's end or a semicolon.
-_CLAUSE = re.compile(r"[^.!?;\n]+")
-
-
 @lru_cache(maxsize=256)
 def asks_for_action(text: str) -> bool:
     """True when a user ``text`` wants an action on its account or booking ("I need to cancel
     an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?",
     "I'd like to add two bags; before I agree, I want to know why it costs that"); a clause
     asking for a reason ("could you explain why the refund can't go ...", :data:`_WHY`) wants none."""
-    rest = " ".join(clause for clause in _CLAUSE.findall(text) if _WHY.search(clause) is None)
+    rest = " ".join(clause for clause in SENTENCE_PART.findall(text) if _WHY.search(clause) is None)
     return _WANTING.search(rest) is not None and _ACTION_REQUEST.search(rest) is not None
 
 

@@ -988,7 +988,7 @@ def clear_caches() -> None:
     from userbench_env.tasks.extract import asking_part
 
     for cached in (lowered, folded, asks, asked_among, normalize, literal, identifiers, _device_readings, device_states,
-                   past_device_states, reported_checks, claims_done, _claims, _mentioned, denies, invented.heard_keys,
+                   past_device_states, reported_checks, past_marked, claims_done, _claims, _mentioned, denies, invented.heard_keys,
                    actions.tool_request, actions.asks_for_call, whole_token, agent_outcome, waits_on_user, asking_part,
                    asks_for_action, makes_request, reports_action, withdrew):
         cached.cache_clear()

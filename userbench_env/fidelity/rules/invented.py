@@ -20,6 +20,7 @@ from userbench_env.fidelity.language import (
     KIND_ALIASES,
     labelled_values,
     month_days,
+    SENTENCE_PART,
     numbers,
     spoken_sums,
     street_addresses,
@@ -46,8 +47,6 @@ _ADJACENT_DAY = re.compile(r"\b(?:next|following|previous|prior) day\b|\bday (?:
 
 #: An all-capital word of five letters or more: a code when it answers a request.
 _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
-#: A sentence (or clause) of a user text.
-_SENTENCE = re.compile(r"[^.!?;\n]+")
 #: Words naming an item a code can be.
 _CODE_ITEM = re.compile(r"\b(?:reservation|booking|confirmation|code|order|item|id|number|ref(?:erence)?)\b", re.I)
 
@@ -57,7 +56,7 @@ def answer_codes(text: str) -> tuple[str, ...]:
     sentence of four words at most ("It's WOBBKF.") or one naming an item a code can be
     ("the booking is WOBBKF"); a capitalized word in longer prose is emphasis ("give me the
     total cost FIRST, before you touch anything")."""
-    return tuple(code.lower() for sentence in _SENTENCE.findall(text) if (codes := _CODE.findall(sentence))
+    return tuple(code.lower() for sentence in SENTENCE_PART.findall(text) if (codes := _CODE.findall(sentence))
                  and (len(sentence.split()) <= 4 or _CODE_ITEM.search(sentence)) for code in codes)
 
 
