@@ -161,10 +161,13 @@ def test_inventions_of_any_shape_and_stated_values_that_differ(tau2_data):
                  "I was born on March 3, 1985.", "I live at 41 Birch Avenue.", "It was about $260."):
         _, _, tracker = _setup("retail", "0")
         assert "groundedness/invented_information" in tracker.user_text(1, text), text
-    # one digit from the scenario's zip: a typo or an invention, not sure: suspect (issue 22: fail only on sure evidence)
+    # one letter from the scenario's name: a slip or an invention, not sure: suspect (issue 22: fail only on sure
+    # evidence); one digit from its zip is another zip (round 15: writers inventing a zip one digit off)
     _, _, tracker = _setup("retail", "0")
-    assert tracker.user_text(1, "My zip code is 19123.") == []
+    assert tracker.user_text(1, "My name is Yusuf Rosi.") == []
     assert next(v for v in tracker.verdicts() if v["mode"] == "invents_unknown_information")["verdict"] == "suspect"
+    _, _, tracker = _setup("retail", "0")
+    assert "groundedness/invented_information" in tracker.user_text(1, "My zip code is 19123.")
 
 
 def test_hard_negatives_stay_clean(tau2_data):
@@ -258,7 +261,7 @@ def test_a_state_changing_call_nobody_asked_for_is_unrequested(tau2_data):
 
 def test_a_suspect_rule_verdict_goes_to_a_configured_judge_and_stands_without_one(tau2_data):
     _, _, tracker = _setup("retail", "0")
-    tracker.user_text(1, "My zip code is 19112.")  # one digit from the scenario's: a typo or an invention
+    tracker.user_text(1, "My name is Yusof Rossi.")  # one letter from the scenario's: a slip or an invention
     verdict = next(v for v in tracker.verdicts() if v["mode"] == "invents_unknown_information")
     assert verdict["verdict"] == "suspect" and verdict["ambiguous"] == 1 and verdict["why"] and tracker.judged
     assert tracker.suspects == 1 and tracker.violations == []
@@ -267,7 +270,7 @@ def test_a_suspect_rule_verdict_goes_to_a_configured_judge_and_stands_without_on
     for answer, expected in (("pass", "pass"), ("fail", "fail")):
         reply = json.dumps({"verdict": answer, "evidence_turn": 1 if answer == "fail" else None, "reasoning": "Judged."})
         with ChatServer(CannedResponder([reply])) as server:
-            graded = grade_verdicts([verdict], [Message(role="user", content="My zip code is 19112.", turn=1)],
+            graded = grade_verdicts([verdict], [Message(role="user", content="My name is Yusof Rossi.", turn=1)],
                                     {"model": "openai/fidelity-judge", "base_url": server.base_url, "api_key": "sk-local"})[0]
         assert (graded["verdict"], graded["source"], graded["rule_verdict"]) == (expected, "judge", "suspect")
 

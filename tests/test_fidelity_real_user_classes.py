@@ -1375,3 +1375,72 @@ def test_a_year_joined_to_a_word_is_a_modifier():
 
     assert years("total 1999-dial-up-modem energy, honestly") == frozenset()
     assert years("I've had the line since 1999.") == {"1999"}
+
+
+# -- round 15: a number with a digit changed; any adverb before a state; an irregular past; the agent's work --
+@pytest.mark.parametrize("answer, verdicts", [
+    ("my zip code is 32287", ["fail"]),  # the scenario's zip is 32286: a digit changed is another zip
+    ("my name is Isabela Johansson", ["suspect"]),  # a letter slipped in the scenario's name: borderline
+    ("my zip code is 32286", ["pass"]),
+])
+def test_a_digit_changed_names_another_number_a_letter_slipped_misspells(answer, verdicts):
+    _, _, tracker = _setup("retail", "25")  # Isabella Johansson, zip code 32286
+    _play(tracker, [("agent", GREETING), ("user", "Hi, an order of mine went to Texas by mistake."),
+                    ("agent", "Sorry to hear that. Could you give me your name and zip code?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == verdicts
+
+
+@pytest.mark.parametrize("text, states", [
+    ("airplane mode is definately off, I looked", (("airplane mode", "off"),)),  # an adverb however spelled
+    ("wifi's honestly on the whole time", (("wifi", "on"),)),
+    ("mobile data is probably on", ()),  # a guess states nothing
+    ("roaming is normally off", ()),  # what it usually is, not what it is
+])
+def test_any_adverb_between_a_feature_and_its_state_but_a_guess(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("Paid it. We're square.", True),  # an irregular past, subject left out
+    ("I paid it off this morning", True),
+    ("I paid for it last month and it still doesn't work", False),  # paying for a thing is no action asked
+])
+def test_an_irregular_past_reports_the_payment(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("I've gone ahead and processed the cancellation of order #W5551234 and the refund to the card you used for you.",
+     True),  # the agent's work done for the customer, however long the object
+    ("I've gone ahead and processed the exchange of the blue kettle.", True),
+    ("I've gone ahead and ordered the kettle myself, on the website.", False),
+])
+def test_the_agents_work_after_going_ahead(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("text, states", [
+    ("never heard of this APN but okay, done", ()),  # "okay" after "but" agrees; it vouches for no setting
+    ("the APN looks perfectly fine to me", (("apn", "ok"),)),
+    ("the sim's sitting in there snug, not the problem", (("sim", "ok"),)),  # in, and how
+    ("the sim is in proper", (("sim", "ok"),)),
+    ("my sim is in the drawer somewhere", ()),
+])
+def test_a_state_word_in_another_clause_and_a_sim_in_place(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, denies", [
+    ("Haven't the booking code with me, sorry.", True),  # "have" of having, negated without "do"
+    ("I couldn't tell yous the phone number, never use it", True),
+    ("Not offhand, no.", True),
+    ("I haven't changed a thing since", False),
+])
+def test_denials_in_british_and_irish_speech(text, denies):
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert bool(denial_clauses(text)) is denies

@@ -158,14 +158,16 @@ def mentioned_kinds(text: str) -> frozenset[str]:
 #: Not knowing, not remembering, not finding or not having an item (idioms included), on
 #: lower-cased text with straight apostrophes.
 _DENIAL = (
-    # (in dialect too: "ion" for "I don't", "I no" for "I do not")
+    # (in dialect too: "ion" for "I don't", "I no" for "I do not"; "ye", "yous" for "you")
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
     r"am unable to|'m unable to|unable to|never|ion|i no)\s+(?:\w+\s+){0,2}?"
-    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
+    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|ye|yous|youse|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
     r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
-    r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
+    r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
+    # "have" of having, negated without "do", as British speech does: "haven't the booking number on me"
+    r"|\b(?:haven'?t|have not|hasn'?t) (?:the|my|a|an|any|it|that|them)\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
     r"|\bhaven'?t (?:\w+ )?(?:memori[sz]ed|learned|learnt|saved|written)\b|\b(?:won'?t|doesn'?t|isn'?t|not) com(?:e|ing) to me\b"
     # putting it off: not now, only after looking it up elsewhere
@@ -370,8 +372,8 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of
      # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
-     r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,50}\bfor you\b"
-     r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
+     r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,80}\bfor you\b"
+     r"|\bi(?:'ve| have)? (?:just |now )?(?:gone ahead and |went ahead and )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
      # looking up the customer's record, as only the agent can

@@ -416,17 +416,19 @@ _FEATURE = re.compile(_FEATURES)
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
-#: adverbs, a state word; where the feature is may come between ("roaming on my phone is off"),
+#: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit, :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
 #: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time").
+#: Adverbs that guess at a state or say what it usually is, stating none now ("probably off", "normally on").
+_HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay)?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
-    r"(?:\s+(?:now|currently|still|already|definitely|actually|also|just|totally|completely|both|def|even|set|showing|"
+    rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
     r"(?:yes|no)(?![ \t]+[a-z])|"
@@ -558,6 +560,9 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(stated + verbs + [r for r in shown + _aspects(text) if r[0] not in explicit])
 
 
+#: A word that opens another clause, so a state word after it is not the aspect's ("I don't know
+#: what is APN but okay": "okay" agrees, it vouches for no setting).
+_NOT_A_CONJUNCTION = r"(?!(?:but|and|or|so|though|although)\b)"
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -574,13 +579,14 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
-                      r"|\bsim(?: card)?(?:'s| is)? (?:\w+ ){0,2}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
-                      r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?\b(?! \w)"),
+                      rf"|\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
+                      r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
+                      r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"),
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
                            r"|detected|found))\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset\b(?! (?:at|on|when|after|once) )"
-                      r"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:\w+ ){0,2}?"
+                      rf"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?"
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it
         ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
@@ -807,7 +813,7 @@ _NOT_ACTIONS = (
 )
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
-             r"began|begun|brought|kept|left|held|stuck|finished|swapped)"
+             r"began|begun|brought|kept|left|held|stuck|finished|swapped|paid)"
 #: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go").
 _HAVING = r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work"
 #: Words that never name an action reported done with "done" alone (persons, verbs, hedges).

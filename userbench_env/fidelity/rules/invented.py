@@ -36,6 +36,11 @@ _LETTERS_DIGITS = re.compile(r"([a-z]{2,4})(\d+)")
 _DIGIT = re.compile(r"\d")
 
 
+def _digits(key: str) -> str:
+    """The digits of ``key``, in order."""
+    return "".join(_DIGIT.findall(key))
+
+
 #: A clock time with its zone run together as an id-like run ("11amest" of "11am EST"): a time, not an identifier.
 _CLOCK_RUN = re.compile(r"\d{1,2}(?:\d{2})?[ap]m[a-z]{0,4}")
 
@@ -184,8 +189,10 @@ class InventedInformation(Rule):
       the scenario's values of that kind (or one the agent or a tool said; a name, any
       name heard whole: a passenger's, the one a request changes a name to); for another
       kind, something heard must hold it; another item's value given for it is invented
-      ("my user id is <my name>"). A value one typo away from the scenario's fails as a
-      borderline case (:meth:`Rule.unsure`);
+      ("my user id is <my name>"). A value one letter away from the scenario's (a slip
+      of a letter, its digits the same) fails as a borderline case (:meth:`Rule.unsure`);
+      one with a digit changed names another number ("48207" for the scenario's zip 48201)
+      and fails;
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
       "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
       times, money amounts and street addresses: something heard must hold them.
@@ -378,4 +385,5 @@ class Heard:
             return False, False
         from rapidfuzz.distance import Levenshtein
 
-        return True, any(Levenshtein.distance(key, k) <= 1 for k in known)
+        digits = _digits(key)  # (a slip of a letter misspells; a digit changed names another number: "48207" of 48201)
+        return True, any(Levenshtein.distance(key, k) <= 1 and _digits(k) == digits for k in known)
