@@ -1444,3 +1444,27 @@ def test_denials_in_british_and_irish_speech(text, denies):
     from userbench_env.fidelity.language import denial_clauses
 
     assert bool(denial_clauses(text)) is denies
+
+
+# -- round 15, part 3: a want in formal English; a number before everyday words is no street --------------
+@pytest.mark.parametrize("text, stated", [
+    # a modal want opens a request however formal: what it asks is no recital
+    ("I should like to move my Denver flight to a nonstop one; I would prefer a window seat.", ""),
+    ("We'd much rather keep the original card.", ""),
+    ("The flight is a connecting one; I should like it nonstop.", "the flight is a connecting one"),
+])
+def test_a_formal_want_opens_a_request(text, stated):
+    from userbench_env.fidelity.language import stated_part
+
+    assert stated_part(text).rstrip(";") == stated
+
+
+@pytest.mark.parametrize("text, streets", [
+    ("wow 410 thats way too much for a kettle", ()),  # a price, then talk
+    ("we waited 2 hours by the way", ()),
+    ("ship it to 88 Larch Way please", ("88larch",)),
+])
+def test_a_number_before_everyday_words_is_no_street(text, streets):
+    from userbench_env.fidelity.language import street_addresses
+
+    assert street_addresses(text) == streets

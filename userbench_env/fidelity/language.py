@@ -261,11 +261,13 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: A clause part asking the agent for something ("I'd like ...", "please ...", "can you ...").
+#: A clause part asking the agent for something ("I'd like ...", "I should like ...", "I would
+#: prefer ...", "please ...", "can you ...").
 _REQUEST_OPENING = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yes|yeah|alright|all right|sure|great|thanks|thank you|no problem|"
     r"in that case|then|also|and|but|oh|actually|hi|hello|hey)[,!.]?\s+)*"
-    r"(?:(?:i|we)\s*(?:would|'d|do|really|just|also|still)?\s*(?:like|want|need|wish)|i'?m (?:looking|hoping|trying|calling)|"
+    r"(?:(?:i|we)(?:\s*(?:would|'d|should|do|really|just|also|still|much)){0,2}\s*(?:like|love|want|need|wish|prefer|rather)"
+    r"|i'?m (?:looking|hoping|trying|calling)|"
     r"please(?! (?:don'?t|do not|never))|let'?s|help me|can you|could you|would you|will you)\b"
 )
 _PARTS = re.compile(r"[,;:]\s+")
@@ -854,8 +856,13 @@ def month_days(text: str) -> frozenset[int]:
     return frozenset(int(d) for d in _DAY_ONLY.findall(text.lower()) if 1 <= int(d) <= 31)
 
 
+#: Words no street is named with: a number before them and a street word is talk ("302 thats
+#: way more than I thought", "2 hours by the way"), not an address.
+_NOT_A_STREET_NAME = (r"(?!(?:the|a|an|that|thats|this|it|its|is|was|are|were|be|i|im|my|your|you|we|of|to|in|on|for|"
+                      r"and|or|but|so|with|by|at|from|than|more|less|way|too|just|like|whats)\b)")
 _STREET = re.compile(
-    r"\b(\d{1,6})\s+((?:(?:[a-z]+|\d{1,3}(?:st|nd|rd|th))\s+){1,3}?)(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
+    rf"\b(\d{{1,6}})\s+((?:{_NOT_A_STREET_NAME}(?:[a-z]+|\d{{1,3}}(?:st|nd|rd|th))\s+){{1,3}}?)"
+    r"(?:street|st|avenue|ave|road|rd|lane|ln|drive|dr|boulevard|blvd|court|ct|way|"
     r"place|pl|terrace|circle|parkway|pkwy|highway|hwy)\b")
 
 
