@@ -1449,9 +1449,10 @@ def test_denials_in_british_and_irish_speech(text, denies):
 # -- round 15, part 3: a want in formal English; a number before everyday words is no street --------------
 @pytest.mark.parametrize("text, stated", [
     # a modal want opens a request however formal: what it asks is no recital
-    ("I should like to move my Denver flight to a nonstop one; I would prefer a window seat.", ""),
-    ("We'd much rather keep the original card.", ""),
+    ("I should like to move my Denver flight to a nonstop one.", ""),
+    ("We would really love the refund on the original card.", ""),
     ("The flight is a connecting one; I should like it nonstop.", "the flight is a connecting one"),
+    ("I would prefer a window seat.", "i would prefer a window seat."),  # a preference states a constraint
 ])
 def test_a_formal_want_opens_a_request(text, stated):
     from userbench_env.fidelity.language import stated_part

@@ -261,12 +261,12 @@ def question_clauses(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-#: A clause part asking the agent for something ("I'd like ...", "I should like ...", "I would
-#: prefer ...", "please ...", "can you ...").
+#: A clause part asking the agent for something ("I'd like ...", "I should like ...", "we'd
+#: love ...", "please ...", "can you ..."; a preference, "I'd prefer ...", states a constraint).
 _REQUEST_OPENING = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yes|yeah|alright|all right|sure|great|thanks|thank you|no problem|"
     r"in that case|then|also|and|but|oh|actually|hi|hello|hey)[,!.]?\s+)*"
-    r"(?:(?:i|we)(?:\s*(?:would|'d|should|do|really|just|also|still|much)){0,2}\s*(?:like|love|want|need|wish|prefer|rather)"
+    r"(?:(?:i|we)(?:\s*(?:would|'d|should|do|really|just|also|still|much)){0,2}\s*(?:like|love|want|need|wish)"
     r"|i'?m (?:looking|hoping|trying|calling)|"
     r"please(?! (?:don'?t|do not|never))|let'?s|help me|can you|could you|would you|will you)\b"
 )
