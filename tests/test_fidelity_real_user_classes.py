@@ -1469,3 +1469,53 @@ def test_a_number_before_everyday_words_is_no_street(text, streets):
     from userbench_env.fidelity.language import street_addresses
 
     assert street_addresses(text) == streets
+
+
+# -- round 15, part 4: figures of speech and limits; one bar; a present told by its outcome; going ahead -----
+def test_a_year_likened_to_and_a_time_ruled_out_state_nothing():
+    from userbench_env.fidelity.language import years
+    from userbench_env.fidelity.rules.invented import statement
+
+    assert years("this app looks like 1998, honestly") == frozenset()
+    assert years("I've had the number since 1998") == {"1998"}
+    assert statement("no 5am flights for me; anything after 10am works").times == {600}
+    assert statement("I'd never take a 7:15pm, it's too late").times == frozenset()
+    assert statement("my flight is at 7:15pm").times == {1155}
+
+
+@pytest.mark.parametrize("text, states", [
+    ("only getting one bar up top", (("signal", "on"),)),
+    ("no service, not even a single bar", (("signal", "off"),)),
+])
+def test_one_bar_is_a_signal_and_not_one_is_none(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("ok I toggle airplane mode, signal came back", {"toggle_airplane_mode"}),  # a bare present, told by its outcome
+    ("I reboot, it went off and back on now", {"reboot_device"}),
+    ("if I reboot does it come back on?", set()),
+    ("when I reboot it usually comes back up", set()),
+])
+def test_a_bare_present_told_by_what_the_action_did_claims_it(text, claims):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["reboot_device", "toggle_airplane_mode"]) == claims
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("Sure. I'll go ahead and look up your reservation and issue the refund for you.", True),
+    ("As the AI playing Dana in this chat, I think that's all from me.", True),
+    ("should I go ahead and restart it?", False),
+    ("are you a bot pretending to be a person?", False),  # the customer asking about the agent
+])
+def test_going_ahead_is_read_through_and_an_ai_playing_anyone(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+def test_not_calling_an_item_to_mind_denies_it():
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert denial_clauses("Honestly can't bring the zip to mind just now.")

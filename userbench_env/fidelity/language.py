@@ -163,6 +163,7 @@ _DENIAL = (
     r"am unable to|'m unable to|unable to|never|ion|i no)\s+(?:\w+\s+){0,2}?"
     r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|ye|yous|youse|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
     r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
+    r"|\b(?:can'?t|cannot|couldn'?t|could not) (?:call|bring) (?:\w+ ){0,3}?to mind\b"  # "can't call my email to mind"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
@@ -352,7 +353,11 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
      # an AI playing a part, in any grammar: "I only one AI playing da customer"
      r"|\b(?:ai|a\.i\.|bot|chatbot|language model|llm)\s+(?:that'?s |who'?s |that is |who is )?(?:play(?:ing|s)?|acting as|"
-     r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"),
+     r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"
+     # the speaker itself an AI playing anyone: "as the AI playing Victor here" (asking whether the agent is a
+     # bot pretending to be human is the customer's question)
+     r"|\b(?:as|i'?m|i am) (?:the|an?|just an?|only an?) (?:ai|a\.i\.|bot|chatbot|language model|llm) "
+     r"(?:play(?:ing)?|acting as|pretending to be|role-?playing)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
@@ -375,7 +380,7 @@ _AS_AGENT: Gated = _gated(
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of
      # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
      r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,80}\bfor you\b"
-     r"|\bi(?:'ve| have)? (?:just |now )?(?:gone ahead and |went ahead and )?processed (?:the|your|a|an) \w+"
+     r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
      # looking up the customer's record, as only the agent can
@@ -434,8 +439,14 @@ _AS_AGENT: Gated = _gated(
 @lru_cache(maxsize=_CACHE)
 def speaks_as_agent(text: str) -> bool:
     """True when ``text`` speaks as the agent or about being an AI/simulated user (see
-    :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk."""
-    return next(_gated_matches(_AS_AGENT, _plain(text)), None) is not None
+    :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk. Going
+    ahead is read through ("I'll go ahead and pull up your profile" is "I'll pull up your
+    profile", :data:`_GOING_AHEAD`)."""
+    return next(_gated_matches(_AS_AGENT, _GOING_AHEAD.sub("", _plain(text))), None) is not None
+
+
+#: "Go ahead and" before a verb, in any tense: it adds nothing to what the verb does.
+_GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead and ")
 
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text
@@ -798,8 +809,9 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 #: A number with its unit run together ("8GB", "1TB", "5000mAh", "2.4GHz", "15in").
 _UNIT_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:[kmgt]b|[kmg]?hz|mah|ml|oz|kg|lbs?|mm|cm|ft|in|mp|[glmwvk])", re.I)
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-\d{1,2}-\d{1,2}")
-#: (A year joined by a hyphen to a word is a compound's modifier, "a 2007-flip-phone vibe", no year stated.)
-_YEARS = re.compile(r"(?<![\d.,$])(?:19|20)\d\d(?![\d,]|\.\d|-[a-z])", re.I)
+#: (A year joined by a hyphen to a word is a compound's modifier, "a 2007-flip-phone vibe", and one
+#: a thing is likened to is a figure of speech, "feels like 2004 in here": no year stated.)
+_YEARS = re.compile(r"(?<![\d.,$])(?<!like )(?<!like it's )(?<!like its )(?<!like it is )(?:19|20)\d\d(?![\d,]|\.\d|-[a-z])", re.I)
 
 
 @lru_cache(maxsize=_CACHE)

@@ -476,7 +476,7 @@ _FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data
 
 
 #: Words one of which every device reading's text contains.
-_ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bars", "reception", "sim", "apn", "network",
+_ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bar", "reception", "sim", "apn", "network",
                  "permission", "allowed", "access", "mobile data", " on ", "using", "set to", "2g", "3g", "4g", "5g", "lte",
                  "storage", "sms")
 
@@ -572,6 +572,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                           r"|\bno (?:signal|service|bars|reception)\b"),
         ("signal", "on", r"status bar:[^\n]*\U0001f4f6|cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
+                         r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
                          r"|\b(?:signal|service|reception)(?:'s| is| has| had)? (?!not |never |no longer )(?:\w+ )?(?:come |came |been )?"
@@ -625,7 +626,7 @@ _TRACKED_PERMISSIONS = ("sms", "storage", "phone", "network")
 
 #: Words one of which every match of an aspect's :data:`_ASPECT_PATTERNS`, of :data:`_NETWORK`,
 #: and of :data:`_PERMISSIONS` or :data:`_NO_PERMISSIONS` contains (the regex runs only then).
-_ASPECT_PATTERN_GATES = {"signal": ("status bar:", "cellular", "bars", "signal", "service", "reception"), "sim": ("sim",),
+_ASPECT_PATTERN_GATES = {"signal": ("status bar:", "cellular", "bar", "signal", "service", "reception"), "sim": ("sim",),
                          "apn": ("apn",), "mobile data": ("status bar:", "mobile data")}
 _NETWORK_GATES = ("2g", "3g", "4g", "5g", "lte")
 _PERMISSION_GATES = ("permission", "access", "allowed", "storage", "sms", "camera", "location", "contacts", "microphone",
@@ -870,14 +871,23 @@ _PAST_OF = {"restart": "restarted", "reboot": "rebooted", "turn": "turned", "swi
             "grant": "granted", "enable": "enabled", "disable": "disabled", "connect": "connected",
             "disconnect": "disconnected", "change": "changed", "set": "set", "update": "updated", "apply": "applied",
             "put": "put", "give": "gave", "allow": "allowed", "shut": "shut", "do": "did"}
+#: What an action just did to the phone, in the same sentence: "back on", "came back", "went off".
+_OUTCOME = r"\b(?:back (?:on|up)|came back|went (?:off|dark|black)|(?:works|working) now)\b"
 #: A past marked as dialects mark it, before a bare verb ("I wen restart 'um", "I finish reboot",
-#: "I already reset") or with "already" after it ("I restart already"), outside a question.
+#: "I already reset"), with "already" after it ("I restart already"), or with what the action did
+#: after it ("I restart phone, is back on now"; not after "if" or "when"), outside a question.
 _MARKED_PAST = re.compile(r"\b(i|we)\s+(?:wen|finish(?:ed)?|done|already)\s+([a-z]+)\b(?![^.!?\n]*\?)"
-                          r"|\b(i|we)\s+([a-z]+)\b(?=(?:\s+[\w']+){0,3}\s+already\b)(?![^.!?\n]*\?)", re.I)
+                          r"|\b(i|we)\s+([a-z]+)\b(?=(?:\s+[\w']+){0,3}\s+already\b)(?![^.!?\n]*\?)"
+                          rf"|(?<!if )(?<!when )(?<!once )(?<!before )(?<!after )\b(i|we)\s+([a-z]+)\b(?=[^.!?\n]{{0,60}}{_OUTCOME})"
+                          r"(?![^.!?\n]*\?)", re.I)
+
+
+#: Words one of which every match of :data:`_MARKED_PAST` contains.
+_MARKED_GATE = re.compile(r"already| wen |finish|done|back|went|now", re.I)
 
 
 def _past(match: re.Match[str]) -> str:
-    person, verb = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+    person, verb = next((match.group(i), match.group(i + 1)) for i in (1, 3, 5) if match.group(i))
     past = _PAST_OF.get(verb.lower())
     return f"{person} {past}" if past else match.group(0)
 
@@ -886,7 +896,7 @@ def _past(match: re.Match[str]) -> str:
 def past_marked(text: str) -> str:
     """``text`` with a dialect's marked past of an action (:data:`_MARKED_PAST`) in its English
     past form ("I wen restart 'um" reads "I restarted 'um"), so claims read it as one."""
-    return _MARKED_PAST.sub(_past, text) if ("already" in text or " wen " in text or "finish" in text or "done" in text) else text
+    return _MARKED_PAST.sub(_past, text) if _MARKED_GATE.search(text) else text
 
 
 @lru_cache(maxsize=_CACHE)

@@ -153,17 +153,23 @@ def written_out(text: str) -> str:
     return spoken_sums(_SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text))
 
 
+#: A clock time the user rules out ("I'm not doing a 6am", "no 5am flights"): a limit of its
+#: own, no time it claims.
+_REFUSED_TIME = re.compile(r"(?:\b(?:not|no|never)|n't)\b(?:\s+[\w']+){0,3}?\s+(?:an? |the )?\d{1,2}(?::\d{2})?\s?[ap]\.?m\b\.?", re.I)
+
+
 def statement(text: str) -> Statement:
     """Every reading :class:`InventedInformation` takes of ``text``, as one (its
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
-    dates, month days, amounts and years, clock times, street addresses: all need a digit)
+    dates, month days, amounts and years, clock times but those ruled out (:data:`_REFUSED_TIME`),
+    street addresses: all need a digit)
     and the all-capital codes given as an answer (:func:`answer_codes`). An
     email address read aloud, and a number with spaced thousands, are read as written
     (:func:`written_out`)."""
     text = written_out(text)
     numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
-               amounts(text) | years(text), clock_times(text), street_addresses(text)) \
+               amounts(text) | years(text), clock_times(_REFUSED_TIME.sub(" ", text)), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),
@@ -255,9 +261,9 @@ class InventedInformation(Rule):
         # can be; asked for a date or an email, a word in capitals is emphasis ("before I agree to ANYTHING")
         asked = bool(said.codes) and bool(agent := self.feed.agent) and bool(agent[-1][3] & CODE_KINDS)
         invented, borderline = self._heard.invented(said, self._known, self._values, asked)
-        if borderline:  # one typo away from the scenario's value: a slip or an invention
+        if borderline:  # a letter away from the scenario's value: a slip or an invention
             for cid in self.ids:
-                self.suspect(cid, turn, "a stated value is one character away from the scenario's")
+                self.suspect(cid, turn, "a stated value is one letter away from the scenario's")
         elif invented or not self._settled:
             self.settle_all(turn, invented)
 
