@@ -1519,3 +1519,16 @@ def test_not_calling_an_item_to_mind_denies_it():
     from userbench_env.fidelity.language import denial_clauses
 
     assert denial_clauses("Honestly can't bring the zip to mind just now.")
+
+
+# -- round 15, part 5: the brief as a script, the speaker as the test's user ----------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Fine, 1985-04-07, if my script has it right. I'm only a test customer anyway.", True),
+    ("According to my script the flight was on the 12th.", True),
+    ("the pharmacy has my script ready", False),  # a prescription
+    ("I ran the speed test twice, user error maybe", False),
+])
+def test_the_brief_as_a_script_and_the_speaker_as_a_test_user(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like

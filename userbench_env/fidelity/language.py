@@ -346,8 +346,12 @@ _AS_AGENT: Gated = _gated(
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
      r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
-    (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending"),
+    (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
+      "test "),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
+     # the brief as a script, the speaker as the test's user: "that's what my script says", "I'm just the test user"
+     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off) my script\b"
+     r"|\b(?:i'?m|i am) (?:just |only )?(?:the|a) test (?:user|customer|caller)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
