@@ -413,15 +413,16 @@ _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular dat
             r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
 _ON = {"on", "yes", "enabled", "connected", "reconnect", "reconnects", "reconnected", "active", "activated"}
 _FEATURE = re.compile(_FEATURES)
+#: Adverbs that guess at a state or say what it usually is, stating none now ("probably off", "normally on").
+_HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
-#: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit, :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
+#: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
+#: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
 #: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time").
-#: Adverbs that guess at a state or say what it usually is, stating none now ("probably off", "normally on").
-_HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"

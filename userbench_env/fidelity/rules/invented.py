@@ -20,8 +20,8 @@ from userbench_env.fidelity.language import (
     KIND_ALIASES,
     labelled_values,
     month_days,
-    SENTENCE_PART,
     numbers,
+    SENTENCE_PART,
     spoken_sums,
     street_addresses,
     years,
@@ -196,7 +196,7 @@ class InventedInformation(Rule):
       name heard whole: a passenger's, the one a request changes a name to); for another
       kind, something heard must hold it; another item's value given for it is invented
       ("my user id is <my name>"). A value one letter away from the scenario's (a slip
-      of a letter, its digits the same) fails as a borderline case (:meth:`Rule.unsure`);
+      of a letter, its digits the same) is ``suspect`` (:meth:`Rule.suspect`);
       one with a digit changed names another number ("48207" for the scenario's zip 48201)
       and fails;
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
