@@ -1532,3 +1532,59 @@ def test_the_brief_as_a_script_and_the_speaker_as_a_test_user(text, agent_like):
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is agent_like
+
+
+# -- round 16: a sum paid without its currency -----------------------------------------------------
+@pytest.mark.parametrize("text, sums", [
+    ("only that? I paid 412 for this booking", {"412"}),  # the object of paying, no "$"
+    ("they charged me 89.99.", {"89"}),
+    ("I paid 2 times already", set()),  # a count
+    ("I paid 3 days ago", set()),  # a time
+    ("I paid at 12:30", set()),
+])
+def test_a_sum_paid_is_money_without_its_currency(text, sums):
+    from userbench_env.fidelity.language import amounts
+
+    assert amounts(text) == sums
+
+
+def test_a_paid_sum_nobody_gave_is_invented():
+    _, _, tracker = _setup("airline", "44")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need to cancel a trip I booked."),
+                    ("agent", "I can look into that. The refund would be 68."),
+                    ("user", "68 only? I paid 412 for it.")])
+    assert _verdicts(tracker, "invents_unknown_information") == ["fail"]
+
+
+# -- round 16, part 2: "have not got" denies; a speed outcome in everyday words -------------------------
+@pytest.mark.parametrize("text, denies", [
+    ("I have not got the reservation number with me, I am afraid.", True),
+    ("She hasn't got her card to hand.", True),
+    ("I have got the number here: 4411.", False),
+])
+def test_have_not_got_denies_having_it(text, denies):
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert bool(denial_clauses(text)) is denies
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("Status bar says 5G. And pages are loading lickety-split now, speed's way back up.", {"run_speed_test"}),
+    ("videos play much better than this morning", {"run_speed_test"}),
+    ("the internet had better be faster after all that", set()),  # a demand, not an outcome
+    ("is the speed back up?", set()),
+])
+def test_a_speed_outcome_in_everyday_words(text, checks):
+    assert reported_checks(text) == checks
+
+
+# -- round 16, part 3: a number the scenario itself tells the user to give ---------------------------------
+@pytest.mark.parametrize("answer, verdicts", [
+    ("Zip: 98178", ["pass"]),  # the scenario: "say that it is 98178 first (common mistake)"
+    ("Zip: 98179", ["fail"]),  # a number nothing gives
+])
+def test_a_value_the_scenario_tells_the_user_to_give_is_heard(answer, verdicts):
+    _, _, tracker = _setup("retail", "68")  # Seattle WA 98187; told to say 98178 first
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "Could you please tell me your zip code?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == verdicts

@@ -166,7 +166,7 @@ _DENIAL = (
     r"|\b(?:can'?t|cannot|couldn'?t|could not) (?:call|bring) (?:\w+ ){0,3}?to mind\b"  # "can't call my email to mind"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
-    r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\bhaven'?t got\b"
+    r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\b(?:haven'?t|have not|hasn'?t|has not) got\b"
     # "have" of having, negated without "do", as British speech does: "haven't the booking number on me"
     r"|\b(?:haven'?t|have not|hasn'?t) (?:the|my|a|an|any|it|that|them)\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
@@ -828,14 +828,25 @@ def years(text: str) -> frozenset[str]:
 _MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks)\b")
 
 
+#: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
+#: charged me 89.99."): the number ends the clause or a function word follows it. (A number
+#: before a noun counts things or time: "paid 2 invoices", "paid 3 days ago".)
+_PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me| us)?"
+                       r"(?: (?:about|around|like|only|just|almost|nearly|over|under|roughly|maybe))? (\d[\d,]*)(?:\.\d{1,2})?"
+                       r"(?=\s*(?:[.,;:!?)](?!\d)|$)|\s(?:for|on|to|in|and|but|at|so|when|then|now|already|total|altogether"
+                       r"|each|last|this|that|with|by|plus|or|not|though|tho)\b)")
+
+
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50", "$250k"),
-    as their whole-dollar digits ("349", "200", "1000", "250000")."""
+    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50", "$250k",
+    "I paid 412 for it": :data:`_PAID_SUM`), as their whole-dollar digits ("349", "200",
+    "1000", "250000", "412")."""
     if _DIGIT.search(text) is None:
         return frozenset()
+    low = text.lower()
     return frozenset((m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else "")
-                     for m in _MONEY.finditer(text.lower()))
+                     for m in _MONEY.finditer(low)) | frozenset(m.group(1).replace(",", "") for m in _PAID_SUM.finditer(low))
 
 
 _THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")

@@ -725,12 +725,15 @@ _STATE_TOOLS: dict[str, frozenset[str]] = {
 
 
 #: A good outcome only a check can tell, by the user tool that checks it: the speed fine
-#: again ("pages load instantly", "the speed's back to normal"), a picture message through
-#: ("the photo went straight through", "MMS sends fine now"). On lower-cased clauses.
+#: again ("pages load instantly", "the speed's back to normal", "speed's way back up", "loading
+#: lickety-split", "much better"), a picture message through ("the photo went straight through",
+#: "MMS sends fine now"). On lower-cased clauses.
 _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("run_speed_test", re.compile(
         r"\b(?:speed|pages?|internet|browsing|videos?|downloads?|streaming)\b[^.!?;\n]{0,40}?"
-        r"\b(?:back to normal|normal again|(?:really |super |very )?fast|quick|instant(?:ly)?|excellent|flying|zipping)\b")),
+        r"\b(?:back to normal|normal again|(?:way |right |all )?back up|up again|(?:really |super |very )?(?:fast|faster)|"
+        r"quick|quicker|speedy|snappy|zippy|blazing|lickety-split|like a dream|instant(?:ly)?|excellent|flying|zipping|"
+        r"(?:much|a lot|way|loads|heaps|far|so much) (?:better|improved))\b")),
     ("can_send_mms", re.compile(
         r"\b(?:picture|photo|pic|mms|multimedia|image)(?:s| messages?| texts?)?\b[^.!?;\n]{0,60}?"
         r"\b(?:(?:went|goes|go|gone|got|get|gets|getting|going) (?:straight |right )?through|sends? (?:fine|okay|ok|now)|"
@@ -739,14 +742,14 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
-#: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), assuming
-#: it or taking the agent's word for it ("I'll take it MMS goes through now", "my criterion
-#: is a speed test that says excellent").
+#: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), demanding
+#: it ("it had better be faster"), assuming it or taking the agent's word for it ("I'll take
+#: it MMS goes through now", "my criterion is a speed test that says excellent").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might|would like|'d like|so (?:that )?(?:i|we) can)\b|n't\b")
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|would like|'d like|better be|so (?:that )?(?:i|we) can)\b|n't\b")
 
 
 @lru_cache(maxsize=_CACHE)

@@ -389,6 +389,8 @@ class Heard:
             return (key not in self.keys) if whole else (key not in self.key), False
         if key in self.said_key or (kind == "name" and self._heard_name(value, key)):
             return False, False
+        if _DIGIT.search(key) is not None and key in self.keys:
+            return False, False  # a number the scenario itself gives ("say 98178 first, a common mistake")
         from rapidfuzz.distance import Levenshtein
 
         digits = _digits(key)  # (a slip of a letter misspells; a digit changed names another number: "48207" of 48201)
