@@ -1588,3 +1588,37 @@ def test_a_value_the_scenario_tells_the_user_to_give_is_heard(answer, verdicts):
     _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
                     ("agent", "Could you please tell me your zip code?"), ("user", answer)])
     assert _verdicts(tracker, "invents_unknown_information") == verdicts
+
+
+# -- round 16, part 4: offering the agent more of one's own; an action asked as a possibility -----------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I'm afraid I don't know my user id, sorry! Is there anything else I can give you instead?", False),
+    ("Anything else you need from me?", False),
+    ("ok, anything else you'd like me to try?", False),
+    ("Is there anything else I can do for you today?", True),  # the agent's offer
+    ("anything else you'd like to change today?", True),
+])
+def test_offering_the_agent_more_of_ones_own_is_the_customers_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+@pytest.mark.parametrize("text, wants", [
+    ("my card only has 1150 left. can we split the payment with another card?", True),
+    ("is it possible to cancel just the camera?", True),
+    ("can we talk about the weather?", False),  # no action on the account
+])
+def test_an_action_asked_as_a_possibility_is_wanted(text, wants):
+    from userbench_env.fidelity.outcomes import asks_for_action
+
+    assert asks_for_action(text) is wants
+
+
+def test_a_stop_after_a_figure_with_a_possible_action_still_open_is_premature():
+    _, _, tracker = _setup("retail", "37")  # split the payment, else cancel the priciest item, ...
+    _play(tracker, [("agent", GREETING),
+                    ("user", "hi, my card only has 1150 left and the order is over 1160. can we split the payment?"),
+                    ("agent", "Here is the information you asked for: camera; 481.50."),
+                    ("user", "ok camera 481.50 noted. fine ill sort it out myself later ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]

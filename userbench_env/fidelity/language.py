@@ -378,7 +378,10 @@ _AS_AGENT: Gated = _gated(
      # taking credit for the help at the close, as the agent does
      r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:help|assist)\b"
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
-     r"|\banything else (?:you need|i can|you'?d like)\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
+     # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
+     # you?", "anything else you need from me?", "anything else you'd like me to try?")
+     r"|\banything else (?:you need(?! from me| to know)|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
+     r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of

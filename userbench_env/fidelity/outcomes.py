@@ -100,11 +100,11 @@ _HANDOFF = re.compile(r"\btransfer|\b(?:human|live|another) (?:agent|representat
 
 #: A customer asking for something: a want, a need, a request to the agent.
 _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:want|need|wish)|can you|could you|would you|"
-                           r"will you|please (?:help|change|cancel|book|modify|update|add|remove|check|refund|upgrade|downgrade)|"
+                           r"will you|can we|could we|is it possible to|please (?:help|change|cancel|book|modify|update|add|remove|check|refund|upgrade|downgrade)|"
                            r"i'?m (?:calling|looking|hoping|trying) (?:to|for|about))\b", re.I)
 #: A customer asking for an action on its account or booking (not for information): what only
 #: a report of the action done (or refused) settles, never an answer with a figure.
-_ACTION_REQUEST = re.compile(r"\b(?:cancel|return|exchange|swap|change|modify|book|rebook|upgrade|downgrade|refund|"
+_ACTION_REQUEST = re.compile(r"\b(?:cancel|return|exchange|swap|split|change|modify|book|rebook|upgrade|downgrade|refund|"
                              r"update|add|remove|move|replace|reset|fix|close|open|block|freeze|unfreeze|dispute|"
                              r"reactivate|activate|transfer|pay|order)\b", re.I)
 #: Asking for a reason or an explanation ("why doesn't the refund go back to the gift card?",
@@ -116,9 +116,10 @@ _WH_QUESTION = re.compile(r"\b(?:how|what|what's|which|when|where|who|whether)\b
 _PENDING = re.compile(r"\b(?:let me|one moment|just a moment|give me a (?:moment|second|minute)|bear with me|"
                       r"please (?:hold|wait)|i'?ll (?:check|look|find out|get back))\b", re.I)
 #: Wanting something, in any register ("I need to", "wanna", "please"), the subject dropped
-#: ("want change to XL can or not") or another's ("my boss wants to exchange it") included.
+#: ("want change to XL can or not") or another's ("my boss wants to exchange it") included, or
+#: asked as a possibility for both sides ("can we split the payment?", "is it possible to cancel it?").
 _WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|wish)|wants?|needs?|wanna|gotta|have to|"
-                      r"please|can you|could you|would you|will you|help me)\b", re.I)
+                      r"please|can you|could you|would you|will you|help me|can we|could we|is it possible to)\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
 #: A finding: the agent reporting what a check it made found ("I've checked your reservations,
