@@ -1622,3 +1622,25 @@ def test_a_stop_after_a_figure_with_a_possible_action_still_open_is_premature():
                     ("agent", "Here is the information you asked for: camera; 481.50."),
                     ("user", "ok camera 481.50 noted. fine ill sort it out myself later ###STOP###")])
     assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+# -- round 16, part 5: a request announcing its items after a colon ---------------------------------------
+@pytest.mark.parametrize("text, stated", [
+    ("I write about my LAS flight. I wish to make two modifications: first, to change it to a nonstop; "
+     "and second, to remove my checked bag.", "i write about my las flight. ."),
+    ("I need two things:\n- change my flight\n- remove a bag\nAlso I am 64 and retired.", "also i am 64 and retired."),
+    ("My plan: first change it, then cancel.", "my plan first change it then cancel."),  # no request: stated
+])
+def test_the_items_a_request_lists_are_the_request(text, stated):
+    from userbench_env.fidelity.language import stated_part
+
+    assert stated_part(text) == stated
+
+
+def test_an_opening_listing_what_it_wants_recites_nothing_sure():
+    _, _, tracker = _setup("airline", "30")  # change the LAS-IAH flight to a nonstop, remove the checked bag
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Good morning. I write regarding my upcoming one-stop flight from LAS to IAH. I wish to make "
+                             "two modifications: first, to change it to a nonstop flight; and second, to remove my checked "
+                             "bag and be refunded for it.")])
+    assert _verdicts(tracker, "dumps_blueprint") != ["fail"]

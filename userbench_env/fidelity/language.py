@@ -274,16 +274,30 @@ _REQUEST_OPENING = re.compile(
 _PARTS = re.compile(r"[,;:]\s+")
 
 
+#: A request announcing its items after a colon ("I wish to make two modifications: first, to
+#: change it to a nonstop; and second, to remove my bag."), the items running to the end of
+#: the sentence, or over the lines of a list ("I'd like:\n- a refund\n- the bag off").
+_LISTED = re.compile(r"(?:^|(?<=[.!?;\n]))([^.!?;:\n]*):[ \t]*((?:[^.!?\n]|[.!?](?=\S)|\n(?=[ \t]*(?:[-*\u2022]|\d+[.)])))*)")
+
+
+def _without_listed_requests(low: str) -> str:
+    """``low`` without its requests that announce their items (:data:`_LISTED`), items included."""
+    if ":" not in low:
+        return low
+    return _LISTED.sub(lambda m: " " if _REQUEST_OPENING.match(m.group(1).strip()) else m.group(0), low)
+
+
 @lru_cache(maxsize=_CACHE)
 def stated_part(text: str) -> str:
     """What ``text`` (lower-cased) states rather than asks: its clauses that are not
     questions (:func:`question_clauses`), without their comma-separated parts that open as
-    requests ("I'd like ...", "please ...", "so please be patient"; a "please don't ..." laying down terms is stated). What a message states
+    requests ("I'd like ...", "please ...", "so please be patient"; a "please don't ..." laying down terms is stated),
+    and without a request's items listed after it (:data:`_LISTED`). What a message states
     beyond its request is where a recital shows. In a chain of fallback requests
     (:data:`_FALLBACK_CHAIN`: "Can you split it? If not, can I cancel the camera? If not,
     ..."), the requests made on the condition that an earlier one fails ask nothing of the
     moment: they are the plan, stated."""
-    low = _plain(text)
+    low = _without_listed_requests(_plain(text))
     asked = set(question_clauses(text))
     chained = _FALLBACK_CHAIN_RE.search(low) is not None
     return " ".join(part for c in clauses(low) for part in _stated_parts(c, asked, chained))
