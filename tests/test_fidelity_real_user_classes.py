@@ -1630,6 +1630,8 @@ def test_a_stop_after_a_figure_with_a_possible_action_still_open_is_premature():
      "and second, to remove my checked bag.", "i write about my las flight. ."),
     ("I need two things:\n- change my flight\n- remove a bag\nAlso I am 64 and retired.", "also i am 64 and retired."),
     ("My plan: first change it, then cancel.", "my plan first change it then cancel."),  # no request: stated
+    ("Please don't transfer me: my family has it on every flight.",  # a reason after the colon, no list
+     "please don't transfer me my family has it on every flight."),
 ])
 def test_the_items_a_request_lists_are_the_request(text, stated):
     from userbench_env.fidelity.language import stated_part
@@ -1644,3 +1646,42 @@ def test_an_opening_listing_what_it_wants_recites_nothing_sure():
                              "two modifications: first, to change it to a nonstop flight; and second, to remove my checked "
                              "bag and be refunded for it.")])
     assert _verdicts(tracker, "dumps_blueprint") != ["fail"]
+
+
+# -- round 16, part 6: a second past action joined to a first-person clause --------------------------------
+@pytest.mark.parametrize("text, claims", [
+    ("Okay, I found the Data Saver thing and switched it off. It already seems a little quicker.", True),
+    ("I went into settings and turned it on.", True),
+    ("When I opened it and turned it off nothing changed", False),  # a time, no claim
+    ("My son found it and switched it off last year", False),  # someone else, long ago
+])
+def test_a_past_action_joined_to_a_first_person_clause_claims_it(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+# -- round 16, part 7: a text typed in capitals throughout; text-speak's "2" and "4" ------------------------
+@pytest.mark.parametrize("text, codes, runs", [
+    ("karen_howard_5193. SMALL LETTERS.", (), ()),  # capitals throughout mark no code
+    ("IT SAYS PREFERRED NETWORK MODE SET TO 4G 5G PREFERRED.", (), ()),
+    ("MY RESERVATION IS SI5UKW", (), ()),  # an identifier with digits is still one (read below)
+    ("It's CZVUBR.", ("czvubr",), ()),  # a code in ordinary prose
+])
+def test_capitals_throughout_mark_no_code(text, codes, runs):
+    from userbench_env.fidelity.rules.invented import statement
+
+    said = statement(text)
+    assert said.codes == codes and said.runs == runs
+    assert ("si5ukw" in said.identifiers) is ("SI5UKW" in text)
+
+
+@pytest.mark.parametrize("text, written", [
+    ("had 2 find another way 2 travel", "had to find another way to travel"),
+    ("free 4 me", "free for me"),
+    ("I need 2 bags on June 4 at 2 pm", "I need 2 bags on June 4 at 2 pm"),  # a count, a day, a time
+])
+def test_text_speak_digits_between_words_are_words(text, written):
+    from userbench_env.fidelity.rules.invented import written_out
+
+    assert written_out(text) == written

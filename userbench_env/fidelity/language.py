@@ -278,13 +278,25 @@ _PARTS = re.compile(r"[,;:]\s+")
 #: change it to a nonstop; and second, to remove my bag."), the items running to the end of
 #: the sentence, or over the lines of a list ("I'd like:\n- a refund\n- the bag off").
 _LISTED = re.compile(r"(?:^|(?<=[.!?;\n]))([^.!?;:\n]*):[ \t]*((?:[^.!?\n]|[.!?](?=\S)|\n(?=[ \t]*(?:[-*\u2022]|\d+[.)])))*)")
+#: What announces a list: a count of things ("two modifications", "a few things", "the
+#: following") before the colon, or an enumeration after it ("first, ...", "1. ...", "- ...").
+_ANNOUNCED = re.compile(r"\b(?:two|three|four|five|several|a few|a couple(?: of)?|some|these|\d+)\s+(?:\w+\s+)?"
+                        r"(?:things?|changes?|modifications?|requests?|items?|questions?|issues?|matters?)\s*$|\bfollowing\s*$")
+_ENUMERATED = re.compile(r"\s*(?:first(?:ly)?\b|1[.)]|\(?a\)|[-*\u2022])")
 
 
 def _without_listed_requests(low: str) -> str:
-    """``low`` without its requests that announce their items (:data:`_LISTED`), items included."""
+    """``low`` without its requests that announce their items (:data:`_LISTED`, :data:`_ANNOUNCED`
+    or :data:`_ENUMERATED`), items included; a colon before a reason ("please don't transfer me:
+    my family has it") lists nothing."""
     if ":" not in low:
         return low
-    return _LISTED.sub(lambda m: " " if _REQUEST_OPENING.match(m.group(1).strip()) else m.group(0), low)
+
+    def drop(m: re.Match[str]) -> str:
+        request = m.group(1).strip()
+        listed = _ANNOUNCED.search(request) is not None or _ENUMERATED.match(m.group(2)) is not None
+        return " " if listed and _REQUEST_OPENING.match(request) else m.group(0)
+    return _LISTED.sub(drop, low)
 
 
 @lru_cache(maxsize=_CACHE)

@@ -842,6 +842,10 @@ GENERIC_CLAIM = re.compile(
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
+    # a second past action joined to a first-person clause, its object the thing the first named
+    # ("I found the Data Saver thing and switched it off")
+    r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)\b[^.!?\n]{0,60}?\band (?:then )?"
+    rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB} (?:it|that|them|this)\b(?![^.!?\n]{{0,300}}\?)"
     r"|(?<!when )(?<!once )(?<!until )(?<!after )(?<!before )(?<!if )"  # (a time or condition to come claims nothing)
     r"\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"

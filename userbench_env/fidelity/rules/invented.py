@@ -136,6 +136,40 @@ _SPACED_THOUSANDS = re.compile(r"(?<!\d)(?<!\d[ \u00a0\u202f])\d{1,3}(?:[ \u00a0
 _SPELLED = re.compile(r"(?<![\w'\u2019$-])[a-z0-9](?:-[a-z0-9]){2,}(?: [a-z0-9](?:-[a-z0-9]){2,})*(?![\w-])", re.I)
 
 
+#: A word of letters alone (not part of an identifier: "karen_howard_5193", "SI5UKW" are none).
+_LETTER_WORD = re.compile(r"(?<![\w@.#-])[A-Za-z][A-Za-z']*(?![\w@-])")
+
+
+def _in_capitals(text: str) -> bool:
+    """True when the words of ``text`` (its identifiers aside) are all in capitals, two or more
+    of them: a writer typing in capitals throughout ("I SEE 327 AND 1000", "SMALL LETTERS"),
+    whose capitals mark no code."""
+    words = [w for w in _LETTER_WORD.findall(text) if len(w) > 1]
+    return len(words) >= 2 and all(w.isupper() for w in words)
+
+
+#: "2" and "4" for "to" and "for" between words, as text-speak writes them ("had 2 find a
+#: way", "free 4 me"): words, not numbers. Not a day after its month, a number after what is
+#: numbered ("seat 2 please", "at 4 today"), a time ("2 pm") nor a count ("need 2 bags").
+_TEXT_SPEAK = re.compile(r"(?<=[A-Za-z] )[24](?= [A-Za-z])")
+_NUMBERED = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|[a-z]+uary|march|april|june|july|august|"
+                       r"[a-z]+ber|at|apt|suite|unit|no|number|gate|seat|row|flight|bags?|items?|orders?|lines?|plans?|of|"
+                       r"out|all|by|around|about|like|only|just|under|over|than|exactly|maybe|the|a|my|these|those|page|step|option)",
+                       re.I)
+_COUNTED = re.compile(r"(?:am|pm|a\.m|p\.m|o'?clock|of|or|and|more|less|extra|other|new|checked|total|different|"
+                      r"[a-z]*[^s\W]s)\b", re.I)
+
+
+def _text_speak(text: str) -> str:
+    """``text`` with text-speak's "2" and "4" as words (:data:`_TEXT_SPEAK`)."""
+    def word(match: re.Match[str]) -> str:
+        before = text[:match.start() - 1].rsplit(None, 1)[-1] if match.start() > 1 else ""
+        if _NUMBERED.fullmatch(before) or _COUNTED.match(text, match.end() + 1):
+            return match.group(0)
+        return "to" if match.group(0) == "2" else "for"
+    return _TEXT_SPEAK.sub(word, text) if (" 2 " in text or " 4 " in text) else text
+
+
 def written_out(text: str) -> str:
     """``text`` with each value spelled a character at a time written whole ("a-n-n" ->
     "ann", :data:`_SPELLED`), each email address read aloud written as an address ("dustin dot
@@ -143,10 +177,15 @@ def written_out(text: str) -> str:
     with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars") and
     each sum in words in digits (:func:`~userbench_env.fidelity.language.spoken_sums`): a
     user spelling out the address it gave, or writing a sum its own way, states nothing new,
-    and a sum in words states what its digits would."""
+    and a sum in words states what its digits would. Text-speak's "2" and "4" between words
+    are "to" and "for" (:data:`_TEXT_SPEAK`), and a text typed in capitals throughout has its
+    words of letters in lower case (:func:`_in_capitals`): its capitals mark no code."""
     def write(match: re.Match[str]) -> str:
         name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part) for part in match.groups())
         return f"{name}@{domain}"
+    if _in_capitals(text):
+        text = _LETTER_WORD.sub(lambda m: m.group(0).lower(), text)
+    text = _text_speak(text)
     text = _SPELLED.sub(lambda m: re.sub(r"[- ]", "", m.group(0)), text)
     if " at " in text:
         text = _SPOKEN_EMAIL.sub(write, text)
