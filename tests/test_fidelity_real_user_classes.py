@@ -1685,3 +1685,27 @@ def test_text_speak_digits_between_words_are_words(text, written):
     from userbench_env.fidelity.rules.invented import written_out
 
     assert written_out(text) == written
+
+
+# -- round 16, part 8: West African Pidgin's markers; an AI playing a part in any grammar; telling it all ---
+@pytest.mark.parametrize("text, agent_like", [
+    ("Great, your return flight don cancel. Anything else I fit help you with today?", True),  # "fit": can
+    ("1634.66. Okay, as AI wey dey play Nicole for this test, I go just note am.", True),
+    ("Bein an AI playin the customer here, I'll gie ye the date.", True),
+    ("I no fit find am, abeg", False),
+])
+def test_pidgin_modal_and_an_ai_playing_in_any_grammar(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+def test_pidgin_markers_of_a_past_a_state_and_an_inability():
+    from userbench_env.fidelity.language import denial_clauses, recital_cues
+    from userbench_env.fidelity.text import claimed_actions, device_states
+
+    assert claimed_actions("Okay my dear, I don disconnect the VPN, the lock don comot.", ["disconnect_vpn"]) == {"disconnect_vpn"}
+    assert device_states("And my data roaming don dey ON since, I check am before.") == (("roaming", "on"),)
+    assert denial_clauses("abeg I no fit remember the number")
+    assert recital_cues("Hello. Make I yarn you everything: two weeks ago I book hotel") == 1
+    assert recital_cues("Thanks for everything!") == 0

@@ -197,11 +197,26 @@ def _plain(text: str) -> str:
     return text.lower().replace("\u2019", "'")
 
 
+#: West African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit
+#: remember am") and "wey dey" for "who is": read as their English.
+_PIDGIN = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
+           (re.compile(r"\bwey dey\b"), "who is"))
+
+
+def _spoken(text: str) -> str:
+    """:func:`_plain` ``text`` with Pidgin's modal and relative (:data:`_PIDGIN`) in English."""
+    text = _plain(text)
+    if " fit " in text or "wey dey" in text:
+        for pattern, english in _PIDGIN:
+            text = pattern.sub(english, text)
+    return text
+
+
 @lru_cache(maxsize=_CACHE)
 def denial_clauses(text: str) -> tuple[str, ...]:
     """The clauses of ``text`` (lower-cased) that deny knowing, finding or having something,
     or refuse to share it."""
-    return tuple(c for c in clauses(_plain(text))
+    return tuple(c for c in clauses(_spoken(text))
                  if any(_RELEVANCE.match(c, m.end()) is None for m in DENIAL.finditer(c)) or REFUSAL.search(c))
 
 
@@ -386,8 +401,8 @@ _AS_AGENT: Gated = _gated(
      r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"
      # the speaker itself an AI playing anyone: "as the AI playing Victor here" (asking whether the agent is a
      # bot pretending to be human is the customer's question)
-     r"|\b(?:as|i'?m|i am) (?:the|an?|just an?|only an?) (?:ai|a\.i\.|bot|chatbot|language model|llm) "
-     r"(?:play(?:ing)?|acting as|pretending to be|role-?playing)\b"),
+     r"|\b(?:as|i'?m|i am|being|bein'?) (?:the |an? |just an? |only an? )?(?:ai|a\.i\.|bot|chatbot|language model|llm) "
+     r"(?:\w+ ){0,2}?(?:play(?:ing|in'?)?|acting as|pretending to be|role-?playing)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
@@ -475,7 +490,7 @@ def speaks_as_agent(text: str) -> bool:
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk. Going
     ahead is read through ("I'll go ahead and pull up your profile" is "I'll pull up your
     profile", :data:`_GOING_AHEAD`)."""
-    return next(_gated_matches(_AS_AGENT, _GOING_AHEAD.sub("", _plain(text))), None) is not None
+    return next(_gated_matches(_AS_AGENT, _GOING_AHEAD.sub("", _spoken(text))), None) is not None
 
 
 #: "Go ahead and" before a verb, in any tense: it adds nothing to what the verb does.
@@ -494,12 +509,14 @@ _RECITAL_CUES: Gated = _gated(
     (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be up", "front", "picture",
       "background", "things",
       "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief",
-      "my game plan", "my script", "the plan is to", "warn", "tell you"),
+      "my game plan", "my script", "the plan is to", "warn", "tell you", "everything", "it all", "all of it"),
      r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
      r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:upfront|up front)\b|\bup[- ]?front\b"
      # ("thanks in advance", "sorry in advance": courtesy, not a plan announced)
      r"|(?<!thanks )(?<!thank you )(?<!much )(?<!sorry )(?<!apologies )\bin advance\b|\bahead of time\b"
      r"|\bhow this (?:goes|works|is going to go)\b|\bground rules\b|\blet me (?:lay|spell|set) (?:it|this|everything|things) out\b"
+     # telling it all at once: "I'll just give you everything at once", "make I yarn you everything"
+     r"|\b(?:tell|give|talk|yarn|run through|go through)(?: you| u)? (?:everything|it all|all of it)\b"
      r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|game plan|script)\b"
      r"|\b(?:to give you|for) (?:the full picture|some (?:background|context))\b|\b(?:a (?:few|couple of)|some) things "
      r"(?:you should know|to know|first|up ?front)\b"

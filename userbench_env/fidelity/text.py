@@ -506,13 +506,13 @@ def _earlier(text: str, start: int, end: int) -> bool:
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
 #: Dialect forms, read as their standard forms: Scots negations, "no'" or "no" before a verb
 #: for "not" ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
-#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; Nigerian Pidgin's "dey" for
-#: "is" ("my data roaming dey on"); and a dropped final g
+#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; Nigerian Pidgin's "dey" (and
+#: "don dey") for "is" ("my data roaming dey on"); and a dropped final g
 #: ("roamin'" for "roaming", "roamin's" for "roaming's").
 _DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
                   (re.compile(r"\bdisnae\b"), "doesn't"),
                   (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
-                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\bdey\b"), "is"),
+                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\b(?:don )?dey\b"), "is"),
                   (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
 
 
@@ -882,16 +882,16 @@ _PAST_OF = {"restart": "restarted", "reboot": "rebooted", "turn": "turned", "swi
 #: What an action just did to the phone, in the same sentence: "back on", "came back", "went off".
 _OUTCOME = r"\b(?:back (?:on|up)|came back|went (?:off|dark|black)|(?:works|working) now)\b"
 #: A past marked as dialects mark it, before a bare verb ("I wen restart 'um", "I finish reboot",
-#: "I already reset"), with "already" after it ("I restart already"), or with what the action did
+#: "I already reset", Pidgin's "I don disconnect am"), with "already" after it ("I restart already"), or with what the action did
 #: after it ("I restart phone, is back on now"; not after "if" or "when"), outside a question.
-_MARKED_PAST = re.compile(r"\b(i|we)\s+(?:wen|finish(?:ed)?|done|already)\s+([a-z]+)\b(?![^.!?\n]*\?)"
+_MARKED_PAST = re.compile(r"\b(i|we)\s+(?:wen|finish(?:ed)?|done|don|already)\s+([a-z]+)\b(?![^.!?\n]*\?)"
                           r"|\b(i|we)\s+([a-z]+)\b(?=(?:\s+[\w']+){0,3}\s+already\b)(?![^.!?\n]*\?)"
                           rf"|(?<!if )(?<!when )(?<!once )(?<!before )(?<!after )\b(i|we)\s+([a-z]+)\b(?=[^.!?\n]{{0,60}}{_OUTCOME})"
                           r"(?![^.!?\n]*\?)", re.I)
 
 
 #: Words one of which every match of :data:`_MARKED_PAST` contains.
-_MARKED_GATE = re.compile(r"already| wen |finish|done|back|went|now", re.I)
+_MARKED_GATE = re.compile(r"already| wen | don |finish|done|back|went|now", re.I)
 
 
 def _past(match: re.Match[str]) -> str:
