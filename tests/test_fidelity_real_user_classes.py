@@ -1680,6 +1680,10 @@ def test_capitals_throughout_mark_no_code(text, codes, runs):
     ("had 2 find another way 2 travel", "had to find another way to travel"),
     ("free 4 me", "free for me"),
     ("I need 2 bags on June 4 at 2 pm", "I need 2 bags on June 4 at 2 pm"),  # a count, a day, a time
+    # (part 9) after an identifier, before a long number; never after a bare number
+    ("change the earbuds in order W5061109 2 blue ones", "change the earbuds in order W5061109 to blue ones"),
+    ("want item 1656367028 changed 2 1421289881", "want item 1656367028 changed to 1421289881"),
+    ("100 4 2 bags?", "100 4 2 bags?"),
 ])
 def test_text_speak_digits_between_words_are_words(text, written):
     from userbench_env.fidelity.rules.invented import written_out
@@ -1709,3 +1713,16 @@ def test_pidgin_markers_of_a_past_a_state_and_an_inability():
     assert denial_clauses("abeg I no fit remember the number")
     assert recital_cues("Hello. Make I yarn you everything: two weeks ago I book hotel") == 1
     assert recital_cues("Thanks for everything!") == 0
+
+
+# -- round 16, part 9: the agent's work offered as a question; chat's spellings -----------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("thanks, that completes verification. shall I go ahead and apply the temporary freeze to the card for you?", True),
+    ("omar rossi. ok lemme pull up ur reservation n ill add those bags 4 u", True),
+    ("should I send the screenshot for you?", False),  # the user's own part
+    ("can u help me pls", False),
+])
+def test_the_agents_work_offered_as_a_question_and_in_chat_spelling(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like

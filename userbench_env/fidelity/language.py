@@ -197,17 +197,21 @@ def _plain(text: str) -> str:
     return text.lower().replace("\u2019", "'")
 
 
-#: West African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit
-#: remember am") and "wey dey" for "who is": read as their English.
-_PIDGIN = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
-           (re.compile(r"\bwey dey\b"), "who is"))
+#: Spoken forms read as their English: West African Pidgin's "fit" for "can" ("anything
+#: else I fit help you with?", "I no fit remember am") and "wey dey" for "who is"; chat's
+#: "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up ur reservation n ill add those bags 4 u").
+_SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
+                 (re.compile(r"\bwey dey\b"), "who is"), (re.compile(r"\blemme\b"), "let me"),
+                 (re.compile(r"\bgimme\b"), "give me"), (re.compile(r"\b4 (?=u\b|you\b)"), "for "),
+                 (re.compile(r"\bur\b"), "your"), (re.compile(r"\bu\b"), "you"))
+_SPOKEN_GATE = re.compile(r" fit |wey dey|lemme|gimme|\bur?\b")
 
 
 def _spoken(text: str) -> str:
-    """:func:`_plain` ``text`` with Pidgin's modal and relative (:data:`_PIDGIN`) in English."""
+    """:func:`_plain` ``text`` with the spoken forms of :data:`_SPOKEN_FORMS` in English."""
     text = _plain(text)
-    if " fit " in text or "wey dey" in text:
-        for pattern, english in _PIDGIN:
+    if _SPOKEN_GATE.search(text):
+        for pattern, english in _SPOKEN_FORMS:
             text = pattern.sub(english, text)
     return text
 
@@ -434,9 +438,10 @@ _AS_AGENT: Gated = _gated(
      # looking up the customer's record, as only the agent can
      r"|\b(?:i'?ll|i will|let me|i can) (?:now )?(?:pull up|look up|bring up|open up) your (?:\w+ ){0,2}?"
      r"(?:account|line|order|reservation|booking|profile|record|file|details|usage)\b"
-     # the agent's work on a named account object: "I will open the High Yield Savings account for you"
-     r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ ){1,4}?(?:the|your|a|an) (?:\w+ ){0,3}?(?:account|card|order|reservation|"
-     r"booking|refund|return|exchange|application|dispute|request) for you\b"),
+     # the agent's work on a named account object: "I will open the High Yield Savings account for you",
+     # offered as a question too: "shall I apply the temporary freeze to the card for you?"
+     r"|\b(?:(?:i|we) ?(?:can|will|'ll|could)|(?:shall|should) (?:i|we)) (?:\w+ ){1,6}?(?:the|your|a|an) (?:\w+ ){0,3}?"
+     r"(?:account|card|order|reservation|booking|refund|return|exchange|application|dispute|request) for you\b"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),

@@ -149,9 +149,11 @@ def _in_capitals(text: str) -> bool:
 
 
 #: "2" and "4" for "to" and "for" between words, as text-speak writes them ("had 2 find a
-#: way", "free 4 me"): words, not numbers. Not a day after its month, a number after what is
-#: numbered ("seat 2 please", "at 4 today"), a time ("2 pm") nor a count ("need 2 bags").
-_TEXT_SPEAK = re.compile(r"(?<=[A-Za-z] )[24](?= [A-Za-z])")
+#: way", "free 4 me", "change W5061109 2 blue ones", "changed 2 1421289881"): words, not
+#: numbers, after a word or an identifier and before a word or a long number. Not a day
+#: after its month, a number after what is numbered ("seat 2 please", "at 4 today"), a time
+#: ("2 pm") nor a count ("need 2 bags").
+_TEXT_SPEAK = re.compile(r"(?<=\w )[24](?= [A-Za-z]| \d{4})")
 _NUMBERED = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|[a-z]+uary|march|april|june|july|august|"
                        r"[a-z]+ber|at|apt|suite|unit|no|number|gate|seat|row|flight|bags?|items?|orders?|lines?|plans?|of|"
                        r"out|all|by|around|about|like|only|just|under|over|than|exactly|maybe|the|a|my|these|those|page|step|option)",
@@ -164,7 +166,9 @@ def _text_speak(text: str) -> str:
     """``text`` with text-speak's "2" and "4" as words (:data:`_TEXT_SPEAK`)."""
     def word(match: re.Match[str]) -> str:
         before = text[:match.start() - 1].rsplit(None, 1)[-1] if match.start() > 1 else ""
-        if _NUMBERED.fullmatch(before) or _COUNTED.match(text, match.end() + 1):
+        if (not any(c.isalpha() for c in before) or _NUMBERED.fullmatch(before)  # (after a number: "100 4 2 bags")
+                or (text[match.end() + 1].isdigit() and not before.isalpha())  # (a long number after a word only)
+                or _COUNTED.match(text, match.end() + 1)):
             return match.group(0)
         return "to" if match.group(0) == "2" else "for"
     return _TEXT_SPEAK.sub(word, text) if (" 2 " in text or " 4 " in text) else text
