@@ -140,12 +140,15 @@ _SPELLED = re.compile(r"(?<![\w'\u2019$-])[a-z0-9](?:-[a-z0-9]){2,}(?: [a-z0-9](
 _LETTER_WORD = re.compile(r"(?<![\w@.#-])[A-Za-z][A-Za-z']*(?![\w@-])")
 
 
+#: Such a word of two letters or more with a lower-case letter.
+_LOWER_WORD = re.compile(r"(?<![\w@.#-])(?=[A-Za-z']*[a-z])[A-Za-z][A-Za-z']+(?![\w@-])")
+
+
 def _in_capitals(text: str) -> bool:
     """True when the words of ``text`` (its identifiers aside) are all in capitals, two or more
     of them: a writer typing in capitals throughout ("I SEE 327 AND 1000", "SMALL LETTERS"),
     whose capitals mark no code."""
-    words = [w for w in _LETTER_WORD.findall(text) if len(w) > 1]
-    return len(words) >= 2 and all(w.isupper() for w in words)
+    return _LOWER_WORD.search(text) is None and sum(1 for w in _LETTER_WORD.findall(text) if len(w) > 1) >= 2
 
 
 #: "2" and "4" for "to" and "for" between words, as text-speak writes them ("had 2 find a
