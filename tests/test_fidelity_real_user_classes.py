@@ -1726,3 +1726,30 @@ def test_the_agents_work_offered_as_a_question_and_in_chat_spelling(text, agent_
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert bool(speaks_as_agent(text)) is agent_like
+
+
+# -- round 16, part 10: voicing one's own persona is in character ---------------------------------------
+def test_an_opening_voicing_its_persona_note_recites_nothing():
+    task = load_task("banking", "banking_change_email_0", source="bundled")  # persona: not familiar with online services
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING),
+                    ("user", "I changed email providers and need the bank to use the new one. Please don't make this "
+                             "complicated, I'm not great with online stuff.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+def test_describing_oneself_still_marks_a_recital_beside_what_the_user_wants():
+    from userbench_env.fidelity.language import recital_cues
+
+    text = "Short on time so keep it brief. I'm 64 and not putting any money in today."
+    assert recital_cues(text) == 2  # beside a constraint or a plan, the persona voiced is talk about the brief
+    assert recital_cues(text, manner=False) == 0
+
+
+def test_a_persona_announced_as_talk_about_the_brief_is_still_a_recital():
+    task = load_task("telecom", "telecom_mms_mms_apn_missing+messaging_no_sms_novice", source="bundled")
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello, my picture messages won't send. I should warn you I'm in my seventies, menus confuse "
+                             "me and I get flustered when several steps come at once.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["fail"]

@@ -299,6 +299,7 @@ def from_blueprint(
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
+                                   persona=[s for s in sentences if blueprint.persona and s in blueprint.persona],
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    identity=[] if gives_details_up_front(blueprint) else
                                    [i.value for i in blueprint.known_info if i.kind in IDENTITY_KINDS],

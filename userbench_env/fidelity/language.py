@@ -533,10 +533,6 @@ _RECITAL_CUES: Gated = _gated(
      r"still|not|just|me|you)\b)(?:[a-z-]+ ){0,2}[a-z-]+ here\b(?=[,.!;]|\s+(?:and|with|so|but)\b)"),
     (("told", "instructed", "asked to", "supposed", "meant to"),
      r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
-    # in a hurry, and how the agent is to go about it
-    (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
-     r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
-     r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
     # a chain of fallback requests: a second alternative asked for before the first was answered
     (("if not", "failing that", "otherwise", "not possible", "be done", "you can't", "you cant", "you cannot"), _FALLBACK_CHAIN),
     # how the user will react to what the agent asks later ("if you ask me to confirm, I'll
@@ -548,16 +544,26 @@ _RECITAL_CUES: Gated = _gated(
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
      r"|\b(?:i can|i could|i'?m (?:willing|happy|ok|okay|fine) to|i'?ll|i would|i'?d) (?:go|pay|spend|do) (?:\w+ )?up to\b"),
-    # describing oneself as a persona (age, skill with technology, temperament) or announcing how one will negotiate
-    (("i'm", "im ", "i am", "i tend", "i get", "keep", "insist", "no for an answer"),
+    # announcing how one will negotiate
+    (("keep", "insist", "no for an answer", "not going", "not gonna", "i'm not", "im not"),
+     r"\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
+     r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
+)
+#: The user voicing its persona: describing itself (age, skill with technology, temperament)
+#: or how the agent is to deal with it (in a hurry, "please don't ..."). Talk about its brief
+#: (:func:`recital_cues`), except beside persona notes alone: voicing one's own persona is in
+#: character ("please don't make this complicated, I'm not great with online stuff").
+_MANNER_CUES: Gated = _gated(
+    (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
+     r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"
+     r"|\b(?:quick|short) version\b|\bplease (?:don'?t|do not|never)\b|\bdon'?t (?:even )?(?:try to|bother|offer)\b"),
+    (("i'm", "im ", "i am", "i tend", "i get"),
      r"\bi'?m (?:a |an )?\d{2}(?:[- ]years?[- ]old\b|(?=,| and\b|\s*[.;!]|\s*$))"
      r"|\bi'?m (?:not|no|never been) (?:\w+ ){0,3}?(?:tech|techie|technical|tech[- ]savvy|whiz|wizard|expert|genius|"
      r"(?:good|great) with)\b|\bi'?m (?:bad|terrible|hopeless|useless|no good) with (?:tech|technology|computers|phones|these|this)\b"
      r"|\bi (?:tend to|get (?:flustered|anxious|nervous|impatient|confused|overwhelmed|stressed|muddled))\b"
      r"|\bi'?m the (?:type|kind|sort) (?:of|who)\b|\bi'?m (?:easily|naturally|a bit of a|kind of a) \w+"
-     r"|\bi'?m (?:busy|swamped|(?:a bit |very |quite )?impatient)\b"
-     r"|\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
-     r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
+     r"|\bi'?m (?:busy|swamped|(?:a bit |very |quite )?impatient)\b"),
 )
 
 
@@ -578,13 +584,15 @@ _CONDITION_CUES: Gated = _gated(
 
 
 @lru_cache(maxsize=_CACHE)
-def recital_cues(text: str, conditions: bool = True) -> int:
+def recital_cues(text: str, conditions: bool = True, manner: bool = True) -> int:
     """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
     touches its words (announcing a plan and stating its fallback are two). ``conditions``:
     whether the user's conditions (:data:`_CONDITION_CUES`) count; they do not where the
-    condition stated is a condition of the request the user was told to open with."""
-    table = _RECITAL_CUES + _CONDITION_CUES if conditions else _RECITAL_CUES
+    condition stated is a condition of the request the user was told to open with.
+    ``manner``: whether the user voicing its persona (:data:`_MANNER_CUES`) counts; it does
+    not beside persona notes alone."""
+    table = _RECITAL_CUES + (_MANNER_CUES if manner else ()) + (_CONDITION_CUES if conditions else ())
     return sum(1 for _ in islice(_gated_matches(table, _plain(text)), 2))
 
 

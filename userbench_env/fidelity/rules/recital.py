@@ -59,7 +59,10 @@ class DumpsBlueprint(Rule):
     structural marks of a recital lower the bar: a message reciting (or nearly reciting)
     a sentence, or touching ``minimum`` sentences, while talking about its own brief
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
-    refuse I'll ...", "I'm a 64-year-old ...") recites every sentence it brings a new word
+    refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
+    with, counts unless the one sentence nearly recited is a persona note, ``params["persona"]``,
+    and nothing else talks about the brief: voicing one's own persona is in character)
+    recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
     user ids, phone numbers and a self-introduction in any message, and the values of
@@ -94,6 +97,7 @@ class DumpsBlueprint(Rule):
         for c in criteria:
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
+            persona = set(c.params.get("persona", ()))
             texts = list(c.params["sentences"])
             read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
@@ -105,7 +109,7 @@ class DumpsBlueprint(Rule):
                 if words - {NEGATION} and not any(words < other or (words == other and j < i)
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
-                    sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words))
+                    sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
@@ -163,6 +167,8 @@ class Sentence(NamedTuple):
     fallback: str
     #: Its distinctive stems (numbers, names: :func:`distinctive_stems`).
     marks: frozenset[str]
+    #: Whether it is a persona note (``params["persona"]``: how the user is, not what it wants).
+    persona: bool = False
 
 
 class RecitalCriterion(NamedTuple):
@@ -249,13 +255,17 @@ class RecitalReader:
         fallback sentence needs), conditions are its request's, not talk about its brief.
         ``identity``: how many identity items the text states (see :meth:`DumpsBlueprint.compile`)."""
         conditions = not (states_reason and any(reason and len(words & said) >= need
-                                                for words, need, reason, _ in sentences))
+                                                for words, need, reason, *_ in sentences))
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
                 copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
             return _FAIL
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
-        matched = [(shared, least, reason, words) for words, need, reason, marks in sentences
+        matched = [(shared, least, reason, words, persona) for words, need, reason, marks, persona in sentences
                    if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
+        # voicing its own persona is in character: beside one persona note alone, with no other talk about
+        # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
+        manner = len(matched) != 1 or not matched[0][4] or recital_cues(text, conditions, False) > 0
+        matched = [m[:4] for m in matched]
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
@@ -273,17 +283,17 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             # (with the user's identity, a recital lists several scenario facts at once, as below)
-            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions)) or identity >= RECITAL_IDENTITY
+            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions, manner)) or identity >= RECITAL_IDENTITY
             return _FAIL if sure else _ASKED
         if free and identity >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
         touched, firmly = (free + count for count in _touched(unasked, said, used, text, normalized))
-        cues = recital_cues(text, conditions) if free or near or touched >= enough else 0
+        cues = recital_cues(text, conditions, manner) if free or near or touched >= enough else 0
         if (cues >= 2 and free) or (cues and touched >= enough):
             # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
             # when the talk is in what the message states: a limit named in a question is the request
-            stated_cues = recital_cues(stated_part(text), conditions)
+            stated_cues = recital_cues(stated_part(text), conditions, manner)
             if (stated_cues >= 2 and free) or (stated_cues and firmly >= enough):
                 return _FAIL
             return _LIGHT if stated_cues else _TALK_ASKED
@@ -314,7 +324,7 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]], sen
             near = True
     if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
         stated = normalized or normalize(text)
-        for words, _, reason, marks in sentences:
+        for words, _, reason, marks, _ in sentences:
             if (touched := marks & said - used) and not (reason and reason in stated):
                 recited += 1
                 free += not words & prompt
@@ -334,7 +344,7 @@ def _touched(sentences: list[Sentence], said: frozenset[str], used: set[str],
     the matter says: no sure sign of a recital)."""
     seen, firm_seen = set(used), set(used)
     touched = firmly = 0
-    for words, _, reason, marks in sentences:
+    for words, _, reason, marks, _ in sentences:
         if not (words & said) or (reason and reason in (normalized or normalize(text))):
             continue
         if fresh := (words & said) - seen - {NEGATION}:
