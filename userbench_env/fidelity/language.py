@@ -197,9 +197,11 @@ def _plain(text: str) -> str:
     return text.lower().replace("\u2019", "'")
 
 
-#: Spoken forms read as their English: West African Pidgin's "fit" for "can" ("anything
-#: else I fit help you with?", "I no fit remember am") and "wey dey" for "who is"; chat's
-#: "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up ur reservation n ill add those bags 4 u").
+#: Spoken forms read as their English by the readers of speech (agent talk, denials): West
+#: African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit remember
+#: am") and "wey dey" for "who is"; chat's "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up
+#: ur reservation n ill add those bags 4 u"). (Device readings have their own dialect forms:
+#: :data:`~userbench_env.fidelity.text._DIALECT_FORMS`.)
 _SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
                  (re.compile(r"\bwey dey\b"), "who is"), (re.compile(r"\blemme\b"), "let me"),
                  (re.compile(r"\bgimme\b"), "give me"), (re.compile(r"\b4 (?=u\b|you\b)"), "for "),
@@ -551,8 +553,9 @@ _RECITAL_CUES: Gated = _gated(
 )
 #: The user voicing its persona: describing itself (age, skill with technology, temperament)
 #: or how the agent is to deal with it (in a hurry, "please don't ..."). Talk about its brief
-#: (:func:`recital_cues`), except beside persona notes alone: voicing one's own persona is in
-#: character ("please don't make this complicated, I'm not great with online stuff").
+#: (:func:`recital_cues`), except where the rule finds one persona note alone nearly recited
+#: (:class:`~userbench_env.fidelity.rules.recital.DumpsBlueprint`): voicing one's own persona is
+#: in character ("please don't make this complicated, I'm not great with online stuff").
 _MANNER_CUES: Gated = _gated(
     (("hurry", "rush", "time", "quick", "short", "brief", "please don", "please do not", "please never", "don't ", "dont "),
      r"\b(?:short on time|pressed for time|in a (?:hurry|rush))\b|\b(?:make|keep|keeping) (?:this|it) (?:quick|short|brief)\b"

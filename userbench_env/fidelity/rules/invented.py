@@ -136,11 +136,9 @@ _SPACED_THOUSANDS = re.compile(r"(?<!\d)(?<!\d[ \u00a0\u202f])\d{1,3}(?:[ \u00a0
 _SPELLED = re.compile(r"(?<![\w'\u2019$-])[a-z0-9](?:-[a-z0-9]){2,}(?: [a-z0-9](?:-[a-z0-9]){2,})*(?![\w-])", re.I)
 
 
-#: A word of letters alone (not part of an identifier: "karen_howard_5193", "SI5UKW" are none).
+#: A word of letters alone (not part of an identifier: "karen_howard_5193", "SI5UKW" are none),
+#: and such a word of two letters or more with a lower-case letter.
 _LETTER_WORD = re.compile(r"(?<![\w@.#-])[A-Za-z][A-Za-z']*(?![\w@-])")
-
-
-#: Such a word of two letters or more with a lower-case letter.
 _LOWER_WORD = re.compile(r"(?<![\w@.#-])(?=[A-Za-z']*[a-z])[A-Za-z][A-Za-z']+(?![\w@-])")
 
 
@@ -436,7 +434,7 @@ class Heard:
         if key in self.said_key or (kind == "name" and self._heard_name(value, key)):
             return False, False
         if _DIGIT.search(key) is not None and key in self.keys:
-            return False, False  # a number the scenario itself gives ("say 98178 first, a common mistake")
+            return False, False  # a number heard whole, the scenario's own too ("say 98178 first, a common mistake")
         from rapidfuzz.distance import Levenshtein
 
         digits = _digits(key)  # (a slip of a letter misspells; a digit changed names another number: "48207" of 48201)

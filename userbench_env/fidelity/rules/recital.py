@@ -260,12 +260,13 @@ class RecitalReader:
                 copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
             return _FAIL
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
-        matched = [(shared, least, reason, words, persona) for words, need, reason, marks, persona in sentences
-                   if len(shared := words & said) >= (least := max(min(need, 2), need - len(shared & marks))) * UNSURE_SHARE]
+        nearly = [(sentence, shared, least) for sentence in sentences
+                  if len(shared := sentence.words & said)
+                  >= (least := max(min(sentence.need, 2), sentence.need - len(shared & sentence.marks))) * UNSURE_SHARE]
+        matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
         # voicing its own persona is in character: beside one persona note alone, with no other talk about
         # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
-        manner = len(matched) != 1 or not matched[0][4] or recital_cues(text, conditions, False) > 0
-        matched = [m[:4] for m in matched]
+        manner = len(nearly) != 1 or not nearly[0][0].persona or recital_cues(text, conditions, False) > 0
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
