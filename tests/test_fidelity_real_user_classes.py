@@ -1753,3 +1753,23 @@ def test_a_persona_announced_as_talk_about_the_brief_is_still_a_recital():
                     ("user", "Hello, my picture messages won't send. I should warn you I'm in my seventies, menus confuse "
                              "me and I get flustered when several steps come at once.")])
     assert _verdicts(tracker, "dumps_blueprint") == ["fail"]
+
+
+# -- round 17: a shrug is no condition; an item judged, not given -------------------------------------------
+@pytest.mark.parametrize("text, cues", [
+    ("23553?? ok if thats the number, whatever. im tilted but fine.", 0),  # accepting a figure with a shrug
+    ("Okay if you say so.", 0),
+    ("I'm fine with a voucher if the refund is not possible.", 1),  # a term the user sets
+    ("that's ok if it costs under 200, otherwise cancel it", 1),
+])
+def test_a_shrug_is_no_condition_but_a_term_set_is(text, cues):
+    assert recital_cues(text) == cues
+
+
+@pytest.mark.parametrize("text, values", [
+    ("Heather, who travels with me, her last name is written wrong.", ()),
+    ("my email got typed in incorrectly, my email is put down wrongly", ()),
+    ("her last name is Collins", (("name", "Collins"),)),
+])
+def test_an_item_judged_is_no_value_of_it(text, values):
+    assert labelled_values(text) == values

@@ -578,7 +578,9 @@ _CONDITION_CUES: Gated = _gated(
      r"fits?|works?|returns?|comes? back|says?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
      r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
-     r"|\b(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
+     # ("I'm fine with it if ...", "that's ok if ...": a term; "ok if that's the number, whatever": a shrug)
+     r"|\b(?:i'?m|im|i am|i'?d be|i would be|i'?ll be|i will be|that'?s|that is|it'?s|it is|would be|is) (?:\w+ )?"
+     r"(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
     (("otherwise", "failing that", "or else", "only", "accept", "but", "as long as", "unless", "provided"),
      r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
      r"|\b(?:only if|as long as|unless|provided that)\b[^.!?]{0,60}?\b(?:you|it|they|the \w+|that|this|i)\b"
@@ -646,6 +648,9 @@ _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
                           r"invalid|expired|corrected|fixed|updated|amended|modified|verified|confirmed|saved|stored)\b(?![@.]\w)")
+#: A judgement of the item anywhere in what follows its name: how it is written, not what it
+#: is ("her last name is written wrong", "my email got typed in incorrectly").
+_JUDGED = re.compile(r"\b(?:wrong|wrongly|incorrect|incorrectly|correctly|properly|misspel\w*|mistyped|messed|garbled)\b")
 
 
 def _label_kind(label: str) -> str:
@@ -683,7 +688,7 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     for m in _LABEL.finditer(low):  # patterns are lower case: searched without re.I, which is much slower
         end = _VALUE_END.search(low, m.end() + 1)
         value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
-        if _NOT_A_VALUE.match(value.lower()):
+        if _NOT_A_VALUE.match(value.lower()) or _JUDGED.search(value.lower()):
             continue
         kind = _label_kind(m.group("label"))
         if kind == "email":
