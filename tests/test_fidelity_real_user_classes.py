@@ -1773,3 +1773,23 @@ def test_a_shrug_is_no_condition_but_a_term_set_is(text, cues):
 ])
 def test_an_item_judged_is_no_value_of_it(text, values):
     assert labelled_values(text) == values
+
+
+# -- round 17, part 2: a chain of fallbacks in chat spelling, or "if that doesn't work" ----------------------
+def test_a_fallback_chain_without_apostrophes_is_a_plan_laid_out():
+    tracker = RuleTracker(task_criteria(load_task("retail", "37", source="tau2")))  # split, else cancel one item, ...
+    _play(tracker, [("agent", GREETING),
+                    ("user", "need help fast. my card only has $1150 left and the order came to over $1160. can u split "
+                             "the payment across two cards? if thats not possible, whats the priciest item and its price, "
+                             "maybe I cancel just that. if that doesnt work, switch everything to the cheapest options to "
+                             "bring it down to $1150.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["fail"]
+
+
+@pytest.mark.parametrize("text, cues", [
+    ("Can you move me to the 9am? if not, the noon one. if that doesnt work either, cancel the trip.", 1),
+    ("Can you move me to the 9am? If that isn't possible, the noon one. If that doesn't work, cancel it.", 1),
+    ("Can you move me to the 9am? If that doesn't work for you, no problem.", 0),  # one alternative: no chain
+])
+def test_a_fallback_chain_reads_in_any_spelling(text, cues):
+    assert recital_cues(text, conditions=False) == cues

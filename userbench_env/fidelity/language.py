@@ -349,8 +349,9 @@ def _stated_parts(clause: str, asked: set[str], chained: bool) -> list[str]:
 #: An alternative asked for on the condition that an earlier request fails ("if not, ..."),
 #: after a joining word or none.
 _FALLBACK = (r"(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise"
-             r"|if (?:that|this|it)(?:'s| is) not possible|if (?:that|this|it) (?:isn'?t|is not) possible|if not possible"
-             r"|if (?:that|this|it) (?:can'?t|cannot) be done|if you can'?t(?: do (?:that|this|it))?(?=,))\b")
+             r"|if (?:that|this|it)(?:'?s| is) not possible|if (?:that|this|it) (?:isn'?t|is not) possible|if not possible"
+             r"|if (?:that|this|it) (?:can'?t|cannot) be done|if (?:that|this|it) (?:doesn'?t|does not|won'?t|will not) work"
+             r"|if you can'?t(?: do (?:that|this|it))?(?=,))\b")
 _FALLBACK_OPENING = re.compile("^" + _FALLBACK)
 #: Two such alternatives in separate sentences of one message (the second opening its sentence
 #: or a clause of it): a plan with its fallbacks, laid out before the agent answered its first
@@ -536,7 +537,7 @@ _RECITAL_CUES: Gated = _gated(
     (("told", "instructed", "asked to", "supposed", "meant to"),
      r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
     # a chain of fallback requests: a second alternative asked for before the first was answered
-    (("if not", "failing that", "otherwise", "not possible", "be done", "you can't", "you cant", "you cannot"), _FALLBACK_CHAIN),
+    (("if not", "failing that", "otherwise", "possible", "be done", "work", "you can't", "you cant", "you cannot"), _FALLBACK_CHAIN),
     # how the user will react to what the agent asks later ("if you ask me to confirm, I'll
     # ..."): a reply scripted for a later moment ("if you ask me, I'd say ...": an opinion)
     (("if you ask",),
