@@ -1793,3 +1793,57 @@ def test_a_fallback_chain_without_apostrophes_is_a_plan_laid_out():
 ])
 def test_a_fallback_chain_reads_in_any_spelling(text, cues):
     assert recital_cues(text, conditions=False) == cues
+
+
+# -- round 17, part 3: the agent's operation announced; passive and creole claims; states read out ----------
+@pytest.mark.parametrize("text, agent_like", [
+    ("sure, it's 80210. right, I'll handle it now: I'll process the cancellation of both orders and the refund for you",
+     True),
+    ("Booking is QX91LP. Lovely, let me move flight HAT204 over to the 14th for you and I'll send the confirmation.", True),
+    ("Let me upgrade both passengers and the bags for you right away.", True),
+    ("I'll move closer to the window for you and try again.", False),  # the user's own part
+    ("Could you process the refund for me?", False),
+])
+def test_announcing_the_agents_operation_for_the_customer_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+@pytest.mark.parametrize("text, tools", [
+    ("Okay mwen restart the phone. Still nothing.", {"reboot_device"}),
+    ("ok mi turn off di roaming. nothing change.", {"toggle_roaming"}),
+    ("Mi amigo said it was roaming.", set()),
+])
+def test_a_creoles_i_before_a_bare_verb_claims_the_action(text, tools):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["reboot_device", "toggle_roaming"]) == tools
+
+
+@pytest.mark.parametrize("text, claims", [
+    ("As requested, that has been seen to.", True),
+    ("The app has now been given the storage permission.", True),
+    ("The speed test has been run, as instructed.", True),
+    ("Has the speed test been run?", False),
+])
+def test_a_claim_in_the_passive_with_an_irregular_participle(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+@pytest.mark.parametrize("text, states", [
+    ("we're on the office wifi right now", (("wifi", "on"),)),
+    ("phone shows strong, 5G, so it's fine", (("network", "5g"),)),
+    ("full bars, LTE", (("signal", "on"), ("network", "4g"))),
+])
+def test_a_feature_with_its_place_and_a_status_read_out_in_words(text, states):
+    assert device_states(text) == states
+
+
+def test_an_item_not_within_reach_is_denied():
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert denial_clauses("Regrettably my order number is not to hand at present.")
+    assert denial_clauses("sorry, it's not in front of me")

@@ -170,6 +170,8 @@ _DENIAL = (
     # "have" of having, negated without "do", as British speech does: "haven't the booking number on me"
     r"|\b(?:haven'?t|have not|hasn'?t) (?:the|my|a|an|any|it|that|them)\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
+    # not within reach: "the reservation number is not to hand", "it's not in front of me"
+    r"|\bnot (?:to|at|on) hand\b|\bnot handy\b|\bnot in front of me\b"
     r"|\bhaven'?t (?:\w+ )?(?:memori[sz]ed|learned|learnt|saved|written)\b|\b(?:won'?t|doesn'?t|isn'?t|not) com(?:e|ing) to me\b"
     # putting it off: not now, only after looking it up elsewhere
     r"|\b(?:i'?d|i would|i'?ll|i will|gotta|i'?ve got to|i need to|i have to) (?:\w+ ){0,2}?(?:have to |need to )?(?:go )?"
@@ -438,6 +440,11 @@ _AS_AGENT: Gated = _gated(
      r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
+     # announcing the agent's operation on the record for the customer, however long its object: "let me move
+     # MRD110 to May 24 for you", "I'll process the return for the hose and backpack and set up the exchange for you"
+     r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now |just )?(?:process|rebook|set up|exchange|refund|issue|"
+     r"modify|upgrade|downgrade|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|[a-z]{2,3}\d{2,}))\b"
+     r"[^.!?]{0,80}?\bfor you\b"
      # looking up the customer's record, as only the agent can
      r"|\b(?:i'?ll|i will|let me|i can) (?:now )?(?:pull up|look up|bring up|open up) your (?:\w+ ){0,2}?"
      r"(?:account|line|order|reservation|booking|profile|record|file|details|usage)\b"

@@ -445,7 +445,7 @@ _VERB_BEFORE = re.compile(
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode").
-_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+)?$"
+_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
                           r"(?:(not|never)\s+)?(?:\w+\s+)?(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
@@ -597,6 +597,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
 )
 _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
                       r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
+                      # a status bar read out in words, its strength then its generation: "signal is full, LTE"
+                      r"|\b(?:excellent|good|fair|poor|full|strong|weak)(?: signal| bars)?\s*(?:,|\||/)\s*((?:[2-5]g|lte))\b"
                       r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|connected to|(?:network )?type(?:'s| is|:)|"
                       r"network mode(?:'s| is)?(?: \w+){0,3}?) (?:only |just |the )?"
                       r"((?:[2-5]g|lte)(?:\s*(?:/|or|and|-)\s*(?:[2-5]g|lte))*)\b")
@@ -855,8 +857,9 @@ GENERIC_CLAIM = re.compile(
     r"(?![^.!?\n]{0,300}\?)"
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
-    r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has been|'s been| got| was)(?: (?:now|already|all|just))?"
-    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|finished|complete)\b(?![^.!?\n]{0,300}\?)"
+    r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has(?: now| already| just)? been|'s been| got| was)(?: (?:now|already|all|just))?"
+    rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|seen to|given|run|"
+    r"finished|complete)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"
     r"|\b(?:it|that|this|the app|[a-z]+) (?:can (?:now )?(?:access|get to|get at|use|reach|read|see)|(?:now )?ha(?:s|ve) "
     r"(?:the |full )?(?:access|permission))\b[^.!?\n]{0,40}?\bnow\b(?![^.!?\n]{0,300}\?)"
@@ -885,18 +888,21 @@ _OUTCOME = r"\b(?:back (?:on|up)|came back|went (?:off|dark|black)|(?:works|work
 #: "I already reset", Pidgin's "I don disconnect am"), with "already" after it ("I restart already"), or with what the action did
 #: after it ("I restart phone, is back on now"; not after "if" or "when"), outside a question.
 _MARKED_PAST = re.compile(r"\b(i|we)\s+(?:wen|finish(?:ed)?|done|don|already)\s+([a-z]+)\b(?![^.!?\n]*\?)"
+                          # a creole's "I" before an action's bare verb, its past (Haitian "mwen", Jamaican "mi")
+                          r"|\b(mwen|mi)\s+([a-z]+)\b(?![^.!?\n]*\?)"
                           r"|\b(i|we)\s+([a-z]+)\b(?=(?:\s+[\w']+){0,3}\s+already\b)(?![^.!?\n]*\?)"
                           rf"|(?<!if )(?<!when )(?<!once )(?<!before )(?<!after )\b(i|we)\s+([a-z]+)\b(?=[^.!?\n]{{0,60}}{_OUTCOME})"
                           r"(?![^.!?\n]*\?)", re.I)
 
 
 #: Words one of which every match of :data:`_MARKED_PAST` contains.
-_MARKED_GATE = re.compile(r"already| wen | don |finish|done|back|went|now", re.I)
+_MARKED_GATE = re.compile(r"already| wen | don |finish|done|back|went|now|mwen |\bmi ", re.I)
 
 
 def _past(match: re.Match[str]) -> str:
-    person, verb = next((match.group(i), match.group(i + 1)) for i in (1, 3, 5) if match.group(i))
+    person, verb = next((match.group(i), match.group(i + 1)) for i in (1, 3, 5, 7) if match.group(i))
     past = _PAST_OF.get(verb.lower())
+    person = "I" if person.lower() in ("mwen", "mi") else person
     return f"{person} {past}" if past else match.group(0)
 
 
