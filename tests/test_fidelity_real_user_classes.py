@@ -1847,3 +1847,70 @@ def test_an_item_not_within_reach_is_denied():
 
     assert denial_clauses("Regrettably my order number is not to hand at present.")
     assert denial_clauses("sorry, it's not in front of me")
+
+
+# -- round 17, part 4: values end at a dash; ids and addresses as written; archaic and creole speech; markup ---
+@pytest.mark.parametrize("text, values", [
+    ("my user id is noah_kim_1234 \u2014 does that help?", (("user_id", "noah_kim_1234"),)),
+    ("zip code is 10108 - hope that's right", (("zip", "10108"),)),
+    ("the new address is rk55@post.example", (("email", "rk55@post.example"),)),  # an address holding "@"
+])
+def test_a_dash_ends_a_value_and_an_address_with_at_is_an_email(text, values):
+    assert labelled_values(text) == values
+
+
+def test_an_order_number_stated_without_its_hash_is_volunteered():
+    task = load_task("retail", "retail_order_tracking_0", source="bundled")  # order #W94628332, email asked first
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "Where is my parcel? I need its tracking number."),
+                    ("agent", "Could you please tell me your email?"),
+                    ("user", "danny.campbell267@example.org, and it's order W94628332 if that helps")])
+    order = next(v for v in tracker.verdicts() if v["id"].endswith("order_id") and v["mode"] == "volunteers_unasked_info")
+    assert order["verdict"] == "fail"
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("Thy booking hath been cancelled, good sir. Is there aught else I may do for thee?", True),
+    ("Verily, is there aught else I can help thee with?", True),
+    ("Your cancellation has been processed and the refund is on its way.", True),
+    ("I am only AI playing, no real order.", True),  # the article dropped
+    ("Prithee, canst thou help me with my booking?", False),
+    ("I'm AI-curious but this is about my order", False),
+])
+def test_archaic_forms_and_a_dropped_article_still_speak_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+def test_ain_t_got_denies():
+    from userbench_env.fidelity.language import denial_clauses
+
+    assert denial_clauses("i ent got de reservation code here")
+    assert denial_clauses("I ain't got my zip on me")
+
+
+@pytest.mark.parametrize("text, states", [
+    ("- roaming is **on**\n- network mode is on `4G`", (("roaming", "on"), ("network", "4g"))),
+    ("And no, it's not the wifi, that's turned off.", (("wifi", "off"),)),
+    ("my sim is still in there properly so it's not that", (("sim", "ok"),)),
+])
+def test_states_read_through_markup_and_a_pointing_word(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, claims", [("Ok I restart it. It done.", True), ("Dat finish now!", True),
+                                          ("It done?", False), ("can you get it done today", False)])
+def test_a_claim_with_the_copula_dropped(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+@pytest.mark.parametrize("text, cues", [
+    ("For the record, my flight is the one on Tuesday.", 0),  # a formal voice's register, no talk about the brief
+    ("for context, my flight is the one on Tuesday", 1),
+    ("- Can you refund it?\n- If you cannot, give me a voucher.\n- If that's not possible, cancel it.", 1),
+])
+def test_what_announces_the_brief_and_a_chain_laid_out_as_a_list(text, cues):
+    assert recital_cues(text, conditions=False) == cues

@@ -167,6 +167,8 @@ _DENIAL = (
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\b(?:haven'?t|have not|hasn'?t|has not) got\b"
+    # "ain't got" and Caribbean "ent got" ("ent got de order number on me")
+    r"|\b(?:ain'?t|aint|ent) (?:got|have)\b"
     # "have" of having, negated without "do", as British speech does: "haven't the booking number on me"
     r"|\b(?:haven'?t|have not|hasn'?t) (?:the|my|a|an|any|it|that|them)\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
@@ -202,13 +204,16 @@ def _plain(text: str) -> str:
 #: Spoken forms read as their English by the readers of speech (agent talk, denials): West
 #: African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit remember
 #: am") and "wey dey" for "who is"; chat's "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up
-#: ur reservation n ill add those bags 4 u"). (Device readings have their own dialect forms:
-#: :data:`~userbench_env.fidelity.text._DIALECT_FORMS`.)
+#: ur reservation n ill add those bags 4 u"); mock-Elizabethan "thee", "thou", "thy", "hath",
+#: "canst" and "aught" ("is there aught else I may help thee with?"). (Device readings have
+#: their own dialect forms: :data:`~userbench_env.fidelity.text._DIALECT_FORMS`.)
 _SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
                  (re.compile(r"\bwey dey\b"), "who is"), (re.compile(r"\blemme\b"), "let me"),
                  (re.compile(r"\bgimme\b"), "give me"), (re.compile(r"\b4 (?=u\b|you\b)"), "for "),
-                 (re.compile(r"\bur\b"), "your"), (re.compile(r"\bu\b"), "you"))
-_SPOKEN_GATE = re.compile(r" fit |wey dey|lemme|gimme|\bur?\b")
+                 (re.compile(r"\bur\b"), "your"), (re.compile(r"\bu\b"), "you"),
+                 (re.compile(r"\b(?:thee|thou)\b"), "you"), (re.compile(r"\bthy\b"), "your"), (re.compile(r"\bhath\b"), "has"),
+                 (re.compile(r"\bcanst\b"), "can"), (re.compile(r"\baught\b"), "anything"))
+_SPOKEN_GATE = re.compile(r" fit |wey dey|lemme|gimme|\bur?\b|\bthee\b|\bthou\b|\bthy\b|\bhath\b|\bcanst\b|\baught\b")
 
 
 def _spoken(text: str) -> str:
@@ -353,12 +358,12 @@ def _stated_parts(clause: str, asked: set[str], chained: bool) -> list[str]:
 _FALLBACK = (r"(?:(?:and|or|but|so)\s+)?(?:if not|failing that|otherwise"
              r"|if (?:that|this|it)(?:'?s| is) not possible|if (?:that|this|it) (?:isn'?t|is not) possible|if not possible"
              r"|if (?:that|this|it) (?:can'?t|cannot) be done|if (?:that|this|it) (?:doesn'?t|does not|won'?t|will not) work"
-             r"|if you can'?t(?: do (?:that|this|it))?(?=,))\b")
+             r"|if you (?:can'?t|cannot)(?: do (?:that|this|it))?(?=,))\b")
 _FALLBACK_OPENING = re.compile("^" + _FALLBACK)
 #: Two such alternatives in separate sentences of one message (the second opening its sentence
 #: or a clause of it): a plan with its fallbacks, laid out before the agent answered its first
-#: request (one sentence's "battery, failing that USB" is one preference).
-_FALLBACK_CHAIN = r"\b" + _FALLBACK + r"[^.!?]{0,200}[.!?]\s+(?:[^.!?]{0,120}?[,;]\s+)?" + _FALLBACK
+#: request, as sentences or as a list's items (one sentence's "battery, failing that USB" is one preference).
+_FALLBACK_CHAIN = r"\b" + _FALLBACK + r"[^.!?]{0,200}[.!?]\s+(?:[-*\u2022]\s+)?(?:[^.!?]{0,120}?[,;]\s+)?" + _FALLBACK
 _FALLBACK_CHAIN_RE = re.compile(_FALLBACK_CHAIN)
 
 
@@ -395,13 +400,15 @@ _AS_AGENT: Gated = _gated(
      r"\b(?:as an?|i'?m an?|i am an?|i'?m just an?|i am just an?|being an?|i'?m only an?|i am only an?)\s+"
      r"(?:\w+\s+){0,2}?(?:ai|a\.i\.|artificial intelligence|chat ?bot|bot|language model|llm|virtual assistant|"
      r"assistant|simulat\w*|program|machine|computer program|model)\b"
-     r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"),
+     r"|\blanguage model\b|\bartificial intelligence\b|\bchat ?bot\b|\b(?:simulated|simulating|simulator|simulation)\b"
+     # the article dropped, as a learner drops it: "I am just AI test user"
+     r"|\b(?:i'?m|i am)(?: just| only)? (?:ai|a\.i\.|bot|llm)\b(?!-)"),
     (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
       "test "),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "I'm just the test user"
      r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off) my script\b"
-     r"|\b(?:i'?m|i am) (?:just |only )?(?:the|a) test (?:user|customer|caller)\b"
+     r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
@@ -421,7 +428,7 @@ _AS_AGENT: Gated = _gated(
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
      r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b|\bhow (?:can|may) i direct\b"
-     r"|\b(?:is there )?anything (?:else )?(?:i can|i could|that i can) (?:help|assist|do for you)\b"
+     r"|\b(?:is there )?anything (?:else )?(?:i can|i could|i may|that i can) (?:help|assist|do for you)\b"
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
      r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
      r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
@@ -490,7 +497,7 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:i'?ve|i have) (?:now )?(?:stopped|blocked|frozen|cancell?ed|canceled|processed|refunded|removed|applied|issued|"
      r"waived|reversed|filed|submitted|updated)\b[^.!?]{0,40}\b(?:on|to|from|for) your (?:\w+ )?(?:card|account|order|"
      r"reservation|booking|profile|subscription)\b"
-     r"|\byour (?:reservation|booking|order|account|refund|request|ticket|identity)\b[^.!?]{0,20}\b(?:has been|is now|was) "
+     r"|\byour (?:reservation|booking|order|account|refund|request|ticket|identity|cancellation)\b[^.!?]{0,20}\b(?:has been|is now|was) "
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv|verif)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
@@ -525,7 +532,7 @@ _RECITAL_CUES: Gated = _gated(
       "background", "things",
       "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief",
       "my game plan", "my script", "the plan is to", "warn", "tell you", "everything", "it all", "all of it"),
-     r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor (?:context|the record)\b|\bfull disclosure\b"
+     r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor context\b|\bfull disclosure\b"
      r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:upfront|up front)\b|\bup[- ]?front\b"
      # ("thanks in advance", "sorry in advance": courtesy, not a plan announced)
      r"|(?<!thanks )(?<!thank you )(?<!much )(?<!sorry )(?<!apologies )\bin advance\b|\bahead of time\b"
@@ -632,10 +639,10 @@ _LABEL = re.compile(
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
 )
-#: Where a labelled value ends: punctuation, a sentence end, a colon before what follows
-#: ("80273: eight, zero, ..." reads it out), a joining word, or an adverb of time or addition
-#: ("my name is Mei Garcia now", "order #W123 too").
-_VALUE_END = re.compile(r"[\"',;!?\n]|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
+#: Where a labelled value ends: punctuation, a dash ("user id is kim_d_67 — hope that helps"),
+#: a sentence end, a colon before what follows ("80273: eight, zero, ..." reads it out), a
+#: joining word, or an adverb of time or addition ("my name is Mei Garcia now", "order #W123 too").
+_VALUE_END = re.compile(r"[\"',;!?\n\u2014\u2013]|\s-+\s|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
                         r"from|with|please|thanks|i think|i believe|now|already|again|too|also|instead|then)\b|$")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
@@ -699,6 +706,8 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
         if _NOT_A_VALUE.match(value.lower()) or _JUDGED.search(value.lower()):
             continue
         kind = _label_kind(m.group("label"))
+        if kind == "address" and "@" in value:  # "the new address is jb74@mail.test": an email address
+            kind = "email"
         if kind == "email":
             value = value.split(" ", 1)[0]
         elif kind not in ("name", "user_id", "address", "date") and (run := _ID_RUN.search(value)) is not None:

@@ -426,7 +426,7 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
-    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?it(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay)?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|set|showing|"
@@ -529,7 +529,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (airplane mode or data
     saver named on it: on; airplane mode not named: off, see :data:`_STATUS_BAR_FEATURES`)."""
-    text = _standard_forms(lowered(text).replace("\u2019", "'"))
+    # (markup aside: "data roaming is **on**", "network mode is on `5G`")
+    text = _standard_forms(lowered(text).replace("\u2019", "'").replace("*", "").replace("`", ""))
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
@@ -581,7 +582,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
-                      rf"|\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
+                      rf"|\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,3}}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
                       r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
                       r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"),
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
@@ -856,6 +857,8 @@ GENERIC_CLAIM = re.compile(
     rf"|(?:^|(?<=[.!?;,:\n]))\s{{0,8}}+(?:(?!{_NOT_AN_ACTION_NAME}\b)[a-z][a-z'-]*\s){{1,3}}(?:done|complete|completed|finished|finish)\b"
     r"(?![^.!?\n]{0,300}\?)"
     r"|\b(?:there|here) you go\b|\bthat did it\b|(?:^|(?<=[.!?;,\n]))\s{0,8}+(?:(?:yep|yes|ok(?:ay)?|k|yeah|alright)\W{1,4}+){0,4}+all set\b"
+    # the copula dropped, as creoles drop it, opening a clause: "It done.", "Dat finish."
+    r"|(?:^|(?<=[.!?;,:\n]))\s{0,8}+(?:it|dat|that|dis) (?:done|finish|finished)(?:\s+(?:now|already))?(?=\s*(?:[.!,;\n]|$))"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has(?: now| already| just)? been|'s been| got| was)(?: (?:now|already|all|just))?"
     rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|seen to|given|run|"

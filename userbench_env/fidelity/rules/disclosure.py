@@ -55,7 +55,8 @@ class PrematureDisclosure(_Watches):
 
     @classmethod
     def watched(cls, criterion: Criterion) -> str:
-        return str(criterion.params["value"]).lower()
+        """The value, lower-cased; an order number without its "#" (stated as "W94628332" too)."""
+        return str(criterion.params["value"]).lower().lstrip("#")
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None,
