@@ -1914,3 +1914,25 @@ def test_a_claim_with_the_copula_dropped(text, claims):
 ])
 def test_what_announces_the_brief_and_a_chain_laid_out_as_a_list(text, cues):
     assert recital_cues(text, conditions=False) == cues
+
+
+# -- round 17, part 5: declining to authorise one's own request withdraws it ---------------------------------
+@pytest.mark.parametrize("text, withdraws", [
+    ("That's steep. I'm not authorizing it today, I'll think it over.", True),
+    ("Right, not going ahead with anything for now.", True),
+    ("I will approve it once I hear the total.", False),
+])
+def test_declining_to_authorise_withdraws_the_request(text, withdraws):
+    from userbench_env.fidelity.outcomes import withdrew
+
+    assert withdrew(text) is withdraws
+
+
+def test_stopping_at_a_quote_the_scenario_says_to_accept_is_premature():
+    task = load_task("airline", "airline_upgrade_cabin_1", source="bundled")  # "ask what it will cost and accept it"
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "I'd like my booking moved up to business class, what would it cost?"),
+                    ("agent", "Could you please tell me your reservation id?"), ("user", "Q97DRQ"),
+                    ("agent", "The upgrade comes to $510 in total."),
+                    ("user", "Hmm, pricey. Not authorising that right now. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]

@@ -145,11 +145,13 @@ def says_when_to_give_up(scenario: str) -> bool:
     return _GIVE_UP.search(scenario) is not None
 
 
-#: A customer withdrawing its own request; leaving it "there" or "at that" closes a
-#: conversation, and leaving it "with you" hands it over: neither withdraws anything.
+#: A customer withdrawing its own request (or declining to authorise it: "I am not authorising
+#: anything today"); leaving it "there" or "at that" closes a conversation, and leaving it
+#: "with you" hands it over: neither withdraws anything.
 _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
                        r"(?:don't|do not|won't|will not|can't|cannot|not) (?:be able to )?(?:make (?:any|the) changes?|proceed|"
-                       r"go ahead|want to proceed)|"
+                       r"go(?:ing)? ahead|want to proceed|authori[sz](?:e|ing) (?:anything|it|that|this)|"
+                       r"approv(?:e|ing) (?:anything|it|that|this))|"
                        r"decide[ds]? not to|i'?ll (?:leave it(?! (?:there|at that|here|with you|to you|in your hands)\b)|"
                        r"keep (?:it|things) as (?:it is|they are)))\b", re.I)
 
