@@ -1936,3 +1936,33 @@ def test_stopping_at_a_quote_the_scenario_says_to_accept_is_premature():
                     ("agent", "The upgrade comes to $510 in total."),
                     ("user", "Hmm, pricey. Not authorising that right now. ###STOP###")])
     assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+# -- round 17, part 6: records in the system, the business's stock; photos attaching; the time it is ----------
+@pytest.mark.parametrize("text, agent_like", [
+    ("ok, I've pulled up the booking in our system, one moment.", True),
+    ("Great, let me see which colours we have in stock for that chair.", True),
+    ("I've found both receipts in my inbox, want the numbers?", False),
+    ("do you have the grey one in stock?", False),
+])
+def test_the_record_in_the_system_and_the_business_stock_speak_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+def test_photos_attaching_fine_reports_a_picture_message_check():
+    assert reported_checks("and the pictures attach fine now, all good") == {"can_send_mms"}
+    assert reported_checks("the pictures still won't attach") == frozenset()
+
+
+@pytest.mark.parametrize("text, times", [
+    ("ugh its like 4am and this app is driving me mad", set()),  # the time it is where the user writes
+    ("it's about 11 pm here, sorry for typos", set()),
+    ("it's 9am flight I want, not later", {540}),  # a time of what it books
+    ("anything after 10am works", {600}),
+])
+def test_the_time_it_is_where_the_user_writes_is_no_value(text, times):
+    from userbench_env.fidelity.rules.invented import statement
+
+    assert set(statement(text).times) == times

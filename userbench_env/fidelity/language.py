@@ -487,12 +487,16 @@ _AS_AGENT: Gated = _gated(
      r"|\bverif(?:y|ying|ied) your identity\b"
      r"|\b(?:what|which) (?:name|email|e-mail|phone number|number|user ?id|address|zip(?: code)?) is (?:the|this|your) "
      r"(?:\w+ )?(?:card|account|booking|reservation|order|profile|line) (?:under|registered|listed)\b"),
-    (("your", "let me"),
+    (("your", "let me", "system", "in stock"),
      r"\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
      r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?"
      r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
      # the agent finding the customer's record: "I've found your account and can see the order"
      r"|\b(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up) your (?:account|order|reservation|booking|profile|record)\b"
+     # (or the records "in the system": "I've pulled up both orders in the system")
+     r"|\b(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up) (?:\w+ ){0,3}?(?:in|on) (?:the|our) system\b"
+     # the business's own stock: "let me check which lamp options we have in stock for you"
+     r"|\bwe (?:have|carry|'ve got|got) (?:\w+ ){0,3}?in stock\b"
      # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card"
      r"|\b(?:i'?ve|i have) (?:now )?(?:stopped|blocked|frozen|cancell?ed|canceled|processed|refunded|removed|applied|issued|"
      r"waived|reversed|filed|submitted|updated)\b[^.!?]{0,40}\b(?:on|to|from|for) your (?:\w+ )?(?:card|account|order|"

@@ -730,7 +730,7 @@ _STATE_TOOLS: dict[str, frozenset[str]] = {
 #: A good outcome only a check can tell, by the user tool that checks it: the speed fine
 #: again ("pages load instantly", "the speed's back to normal", "speed's way back up", "loading
 #: lickety-split", "much better"), a picture message through ("the photo went straight through",
-#: "MMS sends fine now"). On lower-cased clauses.
+#: "MMS sends fine now", "photos attach fine now"). On lower-cased clauses.
 _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("run_speed_test", re.compile(
         r"\b(?:speed|pages?|internet|browsing|videos?|downloads?|streaming)\b[^.!?;\n]{0,40}?"
@@ -741,7 +741,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"\b(?:picture|photo|pic|mms|multimedia|image)(?:s| messages?| texts?)?\b[^.!?;\n]{0,60}?"
         r"\b(?:(?:went|goes|go|gone|got|get|gets|getting|going) (?:straight |right )?through|sends? (?:fine|okay|ok|now)|"
         r"(?:was |were |got )?(?:sent|delivered) (?:fine|okay|ok|now|successfully)|worked|works (?:fine|now)|"
-        r"(?:are |is )?sending (?:fine|okay|ok|now|through)|(?:are |is )?going (?:again|fine|now))\b"
+        r"(?:are |is )?sending (?:fine|okay|ok|now|through)|(?:are |is )?going (?:again|fine|now)|"
+        r"attach(?:es|ed)? (?:fine|okay|ok|now|again|properly))\b"
         r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for

@@ -200,20 +200,28 @@ def written_out(text: str) -> str:
 #: A clock time the user rules out ("I'm not doing a 6am", "no 5am flights"): a limit of its
 #: own, no time it claims.
 _REFUSED_TIME = re.compile(r"(?:\b(?:not|no|never)|n't)\b(?:\s+[\w']+){0,3}?\s+(?:an? |the )?\d{1,2}(?::\d{2})?\s?[ap]\.?m\b\.?", re.I)
+#: The time it is where the user writes ("its like 3am and i cant sleep", "it's 2:40 am here"):
+#: the user's own moment, chatter, no value of its request.
+_TIME_NOW = re.compile(r"\b(?:it'?s|its|it is)\s+(?:(?:like|about|around|roughly|almost|nearly|just|past|after|gone)\s+)?"
+                       r"(?:\d{1,2}(?::\d{2})?\s?(?:[ap]\.?m\b\.?|o'?clock\b)|\d{1,2}:\d{2}(?=\s+(?:now|here)\b))"
+                       # (not a time of something it names: "it's 9am flight")
+                       r"(?!\s*(?:flights?|departures?|ones?|trains?|bus|slots?|appointments?|meetings?|calls?|pickups?|"
+                       r"arrivals?|connections?|options?|bookings?|reservations?)\b)", re.I)
 
 
 def statement(text: str) -> Statement:
     """Every reading :class:`InventedInformation` takes of ``text``, as one (its
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
     identifiers, labelled values, digit-bound readings (:func:`~userbench_env.fidelity.language.id_runs`,
-    dates, month days, amounts and years, clock times but those ruled out (:data:`_REFUSED_TIME`),
+    dates, month days, amounts and years, clock times but those ruled out (:data:`_REFUSED_TIME`) and the
+    time it is where the user writes (:data:`_TIME_NOW`),
     street addresses: all need a digit)
     and the all-capital codes given as an answer (:func:`answer_codes`). An
     email address read aloud, and a number with spaced thousands, are read as written
     (:func:`written_out`)."""
     text = written_out(text)
     numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
-               amounts(text) | years(text), clock_times(_REFUSED_TIME.sub(" ", text)), street_addresses(text)) \
+               amounts(text) | years(text), clock_times(_TIME_NOW.sub(" ", _REFUSED_TIME.sub(" ", text))), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),
