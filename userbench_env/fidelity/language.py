@@ -213,7 +213,8 @@ _SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you
                  (re.compile(r"\bur\b"), "your"), (re.compile(r"\bu\b"), "you"),
                  (re.compile(r"\b(?:thee|thou)\b"), "you"), (re.compile(r"\bthy\b"), "your"), (re.compile(r"\bhath\b"), "has"),
                  (re.compile(r"\bcanst\b"), "can"), (re.compile(r"\baught\b"), "anything"))
-_SPOKEN_GATE = re.compile(r" fit |wey dey|lemme|gimme|\bur?\b|\bthee\b|\bthou\b|\bthy\b|\bhath\b|\bcanst\b|\baught\b")
+#: Any of the spoken forms (one scan before the substitutions).
+_SPOKEN_GATE = re.compile("|".join(pattern.pattern for pattern, _ in _SPOKEN_FORMS))
 
 
 def _spoken(text: str) -> str:
@@ -707,7 +708,7 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     for m in _LABEL.finditer(low):  # patterns are lower case: searched without re.I, which is much slower
         end = _VALUE_END.search(low, m.end() + 1)
         value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
-        if _NOT_A_VALUE.match(value.lower()) or _JUDGED.search(value.lower()):
+        if _NOT_A_VALUE.match(low_value := value.lower()) or _JUDGED.search(low_value):
             continue
         kind = _label_kind(m.group("label"))
         if kind == "address" and "@" in value:  # "the new address is jb74@mail.test": an email address
