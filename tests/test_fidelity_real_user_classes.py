@@ -1966,3 +1966,61 @@ def test_the_time_it_is_where_the_user_writes_is_no_value(text, times):
     from userbench_env.fidelity.rules.invented import statement
 
     assert set(statement(text).times) == times
+
+
+# -- round 18: putting the request off withdraws it; a score, a fate and an offer to be asked are no values ----
+@pytest.mark.parametrize("text, withdraws", [
+    ("11.22?? hmm nvm i'll think about it", True),  # chat spelling of "never mind"; putting it off
+    ("714? Too rich for my blood. Forget the whole thing.", True),
+    ("Hm. I will sort it out myself later. Bye.", True),
+    ("let me think it over and call back", True),
+    ("I think it's the blue one, can you check?", False),
+    ("I'll sort out the payment once you tell me the total.", False),
+])
+def test_putting_the_request_off_withdraws_it(text, withdraws):
+    from userbench_env.fidelity.outcomes import withdrew
+
+    assert withdrew(text) is withdraws
+
+
+def test_walking_away_at_a_quote_with_no_condition_to_weigh_it_is_premature():
+    task = load_task("airline", "airline_upgrade_cabin_1", source="bundled")  # "ask what it will cost and accept it"
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "Looking to get my booking moved up to business, what's it cost?"),
+                    ("agent", "Could you please tell me your reservation id?"), ("user", "Q97DRQ"),
+                    ("agent", "Here is the information you asked for: 510."),
+                    ("user", "510? Forget the whole thing. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+@pytest.mark.parametrize("text, found", [
+    ("haha ok ty!! 10/10 no notes", set()),  # a score at full marks
+    ("honestly 11/10 service", set()),
+    ("my flight on 05/10, the morning one", {(5, 10), (10, 5)}),
+    ("moving it to 10/12 please", {(10, 12), (12, 10)}),
+])
+def test_a_score_out_of_ten_is_no_date(text, found):
+    from userbench_env.fidelity.language import dates
+
+    assert set(dates(text)) == found
+
+
+@pytest.mark.parametrize("text, labelled", [
+    ("You didn't actually ask me how her name is supposed to be spelled, but fine.", ()),
+    ("my address is going to change next month", ()),
+    ("her name is Jennifer Estrada", (("name", "Jennifer Estrada"),)),
+])
+def test_what_is_to_become_of_an_item_is_no_value_of_it(text, labelled):
+    from userbench_env.fidelity.rules.invented import statement
+
+    assert statement(text).labelled == labelled
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("#W80951998. Anything else you need, ask it all at once.", False),  # the agent's questions invited
+    ("Is there anything else you need today?", True),
+])
+def test_inviting_the_agent_to_ask_is_the_customers_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like

@@ -146,9 +146,13 @@ def says_when_to_give_up(scenario: str) -> bool:
 
 
 #: A customer withdrawing its own request (or declining to authorise it: "I am not authorising
-#: anything today"); leaving it "there" or "at that" closes a conversation, and leaving it
+#: anything today"; putting it off to think it over, or to sort out itself); leaving it "there" or "at that" closes a conversation, and leaving it
 #: "with you" hands it over: neither withdraws anything.
-_WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|forget (?:it|about it)|i'?ll pass|no longer (?:want|need)|"
+_WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|nvm|forget (?:it|about it|the whole thing|all (?:of )?(?:it|that)|everything)|"
+                       r"i'?ll pass|no longer (?:want|need)|"
+                       # putting it off, or taking it away to do oneself: "i'll think about it", "I will sort it out myself later"
+                       r"i(?:'ll| will) (?:have a )?think (?:about it|it over)|let me think (?:about it|it over)|"
+                       r"i(?:'ll| will) (?:sort|figure|work) (?:it|this|that) out (?:myself|on my own)|"
                        r"(?:don't|do not|won't|will not|can't|cannot|not) (?:be able to )?(?:make (?:any|the) changes?|proceed|"
                        r"go(?:ing)? ahead|want to proceed|authori[sz](?:e|ing) (?:anything|it|that|this)|"
                        r"approv(?:e|ing) (?:anything|it|that|this))|"
