@@ -2024,3 +2024,28 @@ def test_inviting_the_agent_to_ask_is_the_customers_part(text, agent_like):
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert bool(speaks_as_agent(text)) is agent_like
+
+
+# -- round 18, part 2: depending on a feature is no state of it; the agent's work promised done "for you" ----
+@pytest.mark.parametrize("text, states", [
+    ("I don't have wifi either, so I'm stuck relying on mobile data.", ()),
+    ("we're counting on the wifi at the hotel", ()),
+    ("I'm on mobile data right now", (("mobile data", "on"),)),
+    ("it's still on wifi", (("wifi", "on"),)),
+])
+def test_depending_on_a_feature_states_nothing_of_it(text, states):
+    from userbench_env.fidelity.text import device_states
+
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("Perfect, let me pull up that reservation and I'll get those bags added and the cabin upgraded for you right away!", True),
+    ("I'll have that exchanged for you in a moment.", True),
+    ("can you get the bags added for me?", False),
+    ("I'll get my receipt and read the number out.", False),
+])
+def test_the_agents_work_promised_done_for_the_customer_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like

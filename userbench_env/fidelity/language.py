@@ -454,6 +454,10 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now |just )?(?:process|rebook|set up|exchange|refund|issue|"
      r"modify|upgrade|downgrade|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|[a-z]{2,3}\d{2,}))\b"
      r"[^.!?]{0,80}?\bfor you\b"
+     # the agent's work on the request promised done for the customer ("I'll get those bags added and the cabin
+     # upgraded for you")
+     r"|\b(?:i'?ll|i will|let me) (?:get|have) (?:\w+ ){1,4}?(?:added|upgraded|downgraded|changed|cancell?ed|booked|"
+     r"rebooked|processed|refunded|updated|moved|issued|exchanged|returned)\b[^.!?]{0,60}?\bfor you\b"
      # looking up the customer's record, as only the agent can
      r"|\b(?:i'?ll|i will|let me|i can) (?:now )?(?:pull up|look up|bring up|open up) your (?:\w+ ){0,2}?"
      r"(?:account|line|order|reservation|booking|profile|record|file|details|usage)\b"

@@ -446,9 +446,12 @@ _VERB_BEFORE = re.compile(
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode"), and the
 #: place or owner a user names it by ("connected to my home Wi-Fi").
+#: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"):
+#: what the user depends on, not a feature's state.
+_NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
 _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
-                          r"(?:(not|never)\s+)?(?:\w+\s+)?(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
+                          r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING + r"(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
