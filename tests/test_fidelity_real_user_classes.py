@@ -2049,3 +2049,18 @@ def test_the_agents_work_promised_done_for_the_customer_speaks_as_the_agent(text
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert bool(speaks_as_agent(text)) is agent_like
+
+
+# -- round 18, part 3: the card one pays with is among the account items an opening lists with a recital -----
+@pytest.mark.parametrize("card, outcome", [
+    (" Put it on my Discover ending 5876,", "fail"),  # a companion and the card: two account items, with the plan
+    ("", "asked"),  # the companion alone, the plan in requests: suspect as before
+])
+def test_the_card_one_pays_with_lists_the_scenario_with_a_recital(card, outcome):
+    from userbench_env.fidelity.rules.recital import DumpsBlueprint
+
+    task = load_task("airline", "airline_book_round_trip_1", source="bundled")
+    reader = DumpsBlueprint.compile([c for c in task_criteria(task) if c.id.endswith("dumps_blueprint")])
+    opening = ("Hi. Booking a round trip in basic economy, LAX to DFW, with Tracey Cole from my profile. I want 4 "
+               f"checked bags in total and travel insurance.{card} and give me the total before you confirm anything.")
+    assert reader.read(opening, frozenset(), True) == (("premature_disclosure/dumps_blueprint", outcome),)

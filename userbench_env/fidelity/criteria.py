@@ -58,9 +58,11 @@ DISCLOSURE_KINDS: frozenset[str] = frozenset(
 
 NAME_KINDS = frozenset({"name", "first_name", "last_name"})
 
-#: Item kinds that say who the user is (not what its request is about): stated together with
-#: a recited scenario sentence, they list several scenario facts at once (``dumps_blueprint``).
+#: Item kinds that say who the user is (not what its request is about).
 IDENTITY_KINDS = frozenset({*NAME_KINDS, "user_id", "email", "phone_number", "zip", "address"})
+#: Item kinds of the user's own account (who it is, and the card it pays with): stated together
+#: with a recited scenario sentence, they list several scenario facts at once (``dumps_blueprint``).
+ACCOUNT_KINDS = IDENTITY_KINDS | {"payment_method"}
 
 #: The least number of scenario sentences one message must recite to count as a dump.
 DUMP_MIN_SENTENCES = 2
@@ -302,7 +304,7 @@ def from_blueprint(
                                    persona=[s for s in sentences if blueprint.persona and s in blueprint.persona],
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    identity=[] if gives_details_up_front(blueprint) else
-                                   [i.value for i in blueprint.known_info if i.kind in IDENTITY_KINDS],
+                                   [i.value for i in blueprint.known_info if i.kind in ACCOUNT_KINDS],
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
@@ -355,7 +357,7 @@ def task_criteria(task: Task) -> list[Criterion]:
 
 
 __all__ = [
-    "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
+    "ACCOUNT_KINDS", "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools", "names_a_tool", "own_items",
     "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

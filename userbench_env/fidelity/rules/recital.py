@@ -66,7 +66,7 @@ class DumpsBlueprint(Rule):
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
     user ids, phone numbers and a self-introduction in any message, and the values of
-    ``identity``, the scenario's own identity items, in the opening: its name, zip code,
+    ``identity``, the scenario's own account items, in the opening: its name, zip code, the card it pays with,
     ...; later, the agent asks for them). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
     :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
