@@ -357,7 +357,8 @@ def task_criteria(task: Task) -> list[Criterion]:
 
 
 __all__ = [
-    "ACCOUNT_KINDS", "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS", "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
+    "ACCOUNT_KINDS", "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS",
+    "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools", "names_a_tool", "own_items",
     "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

@@ -439,7 +439,8 @@ _AS_AGENT: Gated = _gated(
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
      # you?", "anything else you need from me?", "anything else you need, ask it all at once", "anything else
      # you'd like me to try?")
-     r"|\banything else (?:you need(?! from me| to know|,? (?:just )?ask (?:me|it|them|all))|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
+     r"|\banything else (?:you need(?! from me| to know|,? (?:just )?ask (?:me|it|them|all))"
+     r"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
@@ -673,7 +674,8 @@ _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
-                          r"supposed|meant|going|gonna|being|getting|to be|invalid|expired|corrected|fixed|updated|amended|modified|verified|confirmed|saved|stored)\b(?![@.]\w)")
+                          r"supposed|meant|going|gonna|being|getting|to be|invalid|expired|corrected|fixed|updated|"
+                          r"amended|modified|verified|confirmed|saved|stored)\b(?![@.]\w)")
 #: A judgement of the item anywhere in what follows its name: how it is written, not what it
 #: is ("her last name is written wrong", "my email got typed in incorrectly").
 _JUDGED = re.compile(r"\b(?:wrong|wrongly|incorrect|incorrectly|correctly|properly|misspel\w*|mistyped|messed|garbled)\b")
@@ -788,7 +790,8 @@ _DATES = (
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm"),
     # a month and day in two digits each ("05-21", "12/03"; read both ways), not a range of a measure
     # ("10-15 minutes", "$10-15"), nor a score out of ten at or past full marks ("10/10 no notes", "11/10")
-    (re.compile(r"(?<![\d/$.,-])(?!1[0-2]/10(?!\d))((?:0[1-9]|1[0-2])[-/]\d\d)(?![\d/-]|[.,]\d|\s*(?:%|percent|min|mins|minutes?|hours?|hrs?|"
+    (re.compile(r"(?<![\d/$.,-])(?!1[0-2]/10(?!\d))((?:0[1-9]|1[0-2])[-/]\d\d)"
+                r"(?![\d/-]|[.,]\d|\s*(?:%|percent|min|mins|minutes?|hours?|hrs?|"
                 r"days?|weeks?|months?|years?|gb|mb|dollars|bucks|usd|items?|bags?|pieces?|people|times)\b)"), "m/d"),
 )
 #: Dates with the day written in words ("the twenty-second of May", "June third"); "may"

@@ -146,8 +146,9 @@ def says_when_to_give_up(scenario: str) -> bool:
 
 
 #: A customer withdrawing its own request (or declining to authorise it: "I am not authorising
-#: anything today"; putting it off to think it over, or to sort out itself); leaving it "there" or "at that" closes a conversation, and leaving it
-#: "with you" hands it over: neither withdraws anything.
+#: anything today"; putting it off to think it over, or to sort out itself); leaving it "there"
+#: or "at that" closes a conversation, and leaving it "with you" hands it over: neither
+#: withdraws anything.
 _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|nvm|forget (?:it|about it|the whole thing|all (?:of )?(?:it|that)|everything)|"
                        r"i'?ll pass|no longer (?:want|need)|"
                        # putting it off, or taking it away to do oneself: "i'll think about it", "I will sort it out myself later"

@@ -451,7 +451,8 @@ _VERB_BEFORE = re.compile(
 _NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
 _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
-                          r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING + r"(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
+                          r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
+                          + r"(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
