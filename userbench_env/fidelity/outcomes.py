@@ -151,9 +151,9 @@ def says_when_to_give_up(scenario: str) -> bool:
 #: withdraws anything.
 _WITHDRAW = re.compile(r"\b(?:hold off|never ?mind|nvm|forget (?:it|about it|the whole thing|all (?:of )?(?:it|that)|everything)|"
                        r"i'?ll pass|no longer (?:want|need)|"
-                       # putting it off, or taking it away to do oneself: "i'll think about it", "I will sort it out myself later"
-                       r"i(?:'ll| will) (?:have a )?think (?:about it|it over)|let me think (?:about it|it over)|"
-                       r"i(?:'ll| will) (?:sort|figure|work) (?:it|this|that) out (?:myself|on my own)|"
+                       # putting it off, or taking it away to do oneself ("i'll think about it", "I will sort it out myself")
+                       r"i(?:'ll| will) (?:(?:have a )?think (?:about it|it over)|(?:sort|figure|work) (?:it|this|that) out "
+                       r"(?:myself|on my own))|let me think (?:about it|it over)|"
                        r"(?:don't|do not|won't|will not|can't|cannot|not) (?:be able to )?(?:make (?:any|the) changes?|proceed|"
                        r"go(?:ing)? ahead|want to proceed|authori[sz](?:e|ing) (?:anything|it|that|this)|"
                        r"approv(?:e|ing) (?:anything|it|that|this))|"

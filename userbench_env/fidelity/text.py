@@ -446,10 +446,10 @@ _VERB_BEFORE = re.compile(
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode"), and the
 #: place or owner a user names it by ("connected to my home Wi-Fi").
+_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 #: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"):
 #: what the user depends on, not a feature's state.
 _NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
-_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
                           r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
                           + r"(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
