@@ -2064,3 +2064,69 @@ def test_the_card_one_pays_with_lists_the_scenario_with_a_recital(card, outcome)
     opening = ("Hi. Booking a round trip in basic economy, LAX to DFW, with Tracey Cole from my profile. I want 4 "
                f"checked bags in total and travel insurance.{card} and give me the total before you confirm anything.")
     assert reader.read(opening, frozenset(), True) == (("premature_disclosure/dumps_blueprint", outcome),)
+
+
+# -- round 19, part 1: a filler between "let me" or "I'll" and its verb changes nothing it says -------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("No worries, let me just pull up your account and get the new address saved for you.", True),
+    ("I'll quickly look up your booking, one second.", True),
+    ("let me just check my phone real quick", False),
+    ("I can quickly give you my email if that helps.", False),
+])
+def test_a_filler_before_the_agents_verb_still_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+# -- round 19, part 2: a claim beside a named action is that action's; adverbs after "I" claim the same; a
+# -- feature put before the one who set it, or said to work, is a state -------------------------------------
+MMS_TASK = ("[mms_issue]bad_network_preference|bad_wifi_calling|break_app_sms_permission|data_mode_off|unseat_sim_card|"
+            "user_abroad_roaming_enabled_off[PERSONA:Hard]")
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    # pushing back on the new request while pointing at the action done before it: no claim of the new one
+    ("Why do I have to change the network mode? The problem is the pictures, and I already gave the sms "
+     "permission just now.", "pass"),
+    # the state the requested action sets, reported beside the named one: a claim of the requested action
+    ("I already gave the sms permission, and the network mode is on 4G now.", "fail"),
+])
+def test_a_claim_beside_a_named_action_is_that_actions(reply, verdict):
+    _, world, tracker = _setup("telecom", MMS_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I can't send picture messages."),
+                    ("agent", "Could you please run grant_app_permission on your side with these arguments: "
+                              '{"app_name": "messaging", "permission": "sms"}?')])
+    _user_call(world, tracker, 2, "grant_app_permission", {"app_name": "messaging", "permission": "sms"})
+    _play(tracker, [("user", "It says the permission was granted."),
+                    ("agent", "Could you please run set_network_mode_preference on your side with these arguments: "
+                              '{"mode": "4g_5g_preferred"}?')])
+    tracker.user_text(4, reply)
+    assert _verdicts(tracker, "claims_unexecuted_action")[-1] == verdict
+
+
+@pytest.mark.parametrize("text, tools", [
+    ("I just now gave storage permission already lah.", {"grant_app_permission"}),
+    ("I have already reset the APN, twice.", {"reset_apn_settings"}),
+    ("I also restarted the phone.", {"reboot_device"}),
+    ("I already told you my number.", set()),
+])
+def test_adverbs_after_the_speaker_claim_the_same_action(text, tools):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["grant_app_permission", "reset_apn_settings", "reboot_device"]) == tools
+
+
+@pytest.mark.parametrize("text, states, earlier", [
+    ("Roaming I already switched on before I left, so it is not that.", (), (("roaming", "on"),)),
+    ("wifi we turned off at home", (("wifi", "off"),), ()),
+    ("The wifi works fine, only the mobile network is dead.", (("wifi", "on"),), ()),
+    ("wifi calling is working now", (("wifi calling", "on"),), ()),
+    ("the wifi is not working either", (), ()),  # a symptom, no state
+    ("I need the vpn working for my job", (), ()),  # a want
+    ("is the wifi working?", (), ()),
+])
+def test_a_feature_before_its_setter_or_said_to_work_is_a_state(text, states, earlier):
+    from userbench_env.fidelity.text import past_device_states
+
+    assert (device_states(text), past_device_states(text)) == (states, earlier)

@@ -522,12 +522,17 @@ def speaks_as_agent(text: str) -> bool:
     """True when ``text`` speaks as the agent or about being an AI/simulated user (see
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk. Going
     ahead is read through ("I'll go ahead and pull up your profile" is "I'll pull up your
-    profile", :data:`_GOING_AHEAD`)."""
-    return next(_gated_matches(_AS_AGENT, _GOING_AHEAD.sub("", _spoken(text))), None) is not None
+    profile", :data:`_GOING_AHEAD`), and so are the fillers between a speaker's "let me" or "I'll" and
+    its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`)."""
+    spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _spoken(text)))
+    return next(_gated_matches(_AS_AGENT, spoken), None) is not None
 
 
 #: "Go ahead and" before a verb, in any tense: it adds nothing to what the verb does.
 _GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead and ")
+#: Fillers after a speaker's "let me", "I'll", "I will" or "I can" ("just", "quickly", "real quick",
+#: "now", "first"): they add nothing to the verb that follows.
+_FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real quick|now|first) )+")
 
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text

@@ -420,14 +420,17 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
-#: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on").
+#: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on");
+#: the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
-    r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay)?"
+    r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay"
+    # the feature put before the one who set it ("roaming I already switched on before I flew")
+    r"|\s+(?:i|we)(?:'ve| have| had)?\s+(?:(?:already|just|also)\s+)?(?:turned|switched|put|set|left|flipped|toggled|kept))?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
@@ -570,6 +573,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
 #: A word that opens another clause, so a state word after it is not the aspect's ("I don't know
 #: what is APN but okay": "okay" agrees, it vouches for no setting).
 _NOT_A_CONJUNCTION = r"(?!(?:but|and|or|so|though|although)\b)"
+#: A feature said to work, after its name ("works", "is working fine", "'s still working").
+_WORKING = r"(?: works|(?:'s| is)(?: still| now| already)? working)\b(?! not\b)"
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -598,6 +603,11 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it
         ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
+        # another feature working, as a user says it: it is on ("the wifi works fine"; not working is a symptom)
+        ("wifi", "on", rf"\bwi-?fi{_WORKING}"),
+        ("wifi calling", "on", rf"\bwi-?fi calling{_WORKING}"),
+        ("roaming", "on", rf"\broaming{_WORKING}"),
+        ("vpn", "on", rf"\bvpn{_WORKING}"),
         ("mobile data", "off", r"status bar:[^\n]*data disabled"),
     )
 )
@@ -636,7 +646,8 @@ _TRACKED_PERMISSIONS = ("sms", "storage", "phone", "network")
 #: Words one of which every match of an aspect's :data:`_ASPECT_PATTERNS`, of :data:`_NETWORK`,
 #: and of :data:`_PERMISSIONS` or :data:`_NO_PERMISSIONS` contains (the regex runs only then).
 _ASPECT_PATTERN_GATES = {"signal": ("status bar:", "cellular", "bar", "signal", "service", "reception"), "sim": ("sim",),
-                         "apn": ("apn",), "mobile data": ("status bar:", "mobile data")}
+                         "apn": ("apn",), "mobile data": ("status bar:", "mobile data"), "wifi": ("wifi", "wi-fi"),
+                         "wifi calling": ("calling",), "roaming": ("roaming",), "vpn": ("vpn",)}
 _NETWORK_GATES = ("2g", "3g", "4g", "5g", "lte")
 _PERMISSION_GATES = ("permission", "access", "allowed", "storage", "sms", "camera", "location", "contacts", "microphone",
                      "notification", "enabled for", "granted for", "on for")
@@ -960,9 +971,14 @@ _SUBJECTLESS_GRANT = re.compile(
 _GRANTED = frozenset({"grant_app_permission"})
 
 
+#: Adverbs between the speaker and a claimed action ("I just now gave it the permission", "I've already
+#: reset the APN", "I also restarted it"): the claim is the same without them.
+_CLAIM_FILLER = re.compile(r"\b(i|i'?ve|i have|we|we'?ve|we have) (?:(?:just now|already|also) )+", re.I)
+
+
 @lru_cache(maxsize=_CACHE)
 def _claims(text: str) -> frozenset[str]:
-    text = past_marked(text)
+    text = _CLAIM_FILLER.sub(r"\1 ", past_marked(text))
     low = lowered(text)
     granted = _GRANTED if ("access" in low or "permission" in low) and _SUBJECTLESS_GRANT.search(text) else frozenset()
     if _CLAIM_GATE.search(folded(text)) is None or _CLAIM_START.search(text) is None:

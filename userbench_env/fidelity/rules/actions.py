@@ -163,8 +163,9 @@ class UnexecutedAction(_Requests, _Observed):
     no action is read against the agent's latest request: "flipped it", "did the on-off
     thing", "ok... done", "that one's filed" (:func:`~userbench_env.fidelity.text.claims_done`),
     or a device state reported without a question ("the VPN's off"), fails when the
-    agent's latest text asked for a user tool and no user tool ran since. Applies when a
-    claim is made.
+    agent's latest text asked for a user tool and no user tool ran since. Beside a named
+    action, such a claim is the named action's ("I already gave the storage permission"),
+    unless it reports a state a requested tool sets. Applies when a claim is made.
     """
 
     name = "unexecuted_action"
@@ -184,7 +185,9 @@ class UnexecutedAction(_Requests, _Observed):
         if not claimed and called and self._settled and not self.events:  # (every criterion passed)
             return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
-        generic = bool(self.requested) and claims  # a claim naming no action needs a request
+        # a claim naming no action needs a request; beside a named action ("I gave the storage permission
+        # already") it is that action's, unless it reports the state a requested action sets
+        generic = bool(self.requested) and claims and (not claimed or requested_outcome(text, self.requested))
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
