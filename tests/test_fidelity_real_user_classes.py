@@ -2130,3 +2130,46 @@ def test_a_feature_before_its_setter_or_said_to_work_is_a_state(text, states, ea
     from userbench_env.fidelity.text import past_device_states
 
     assert (device_states(text), past_device_states(text)) == (states, earlier)
+
+
+# -- round 19, part 2: possession is no claim; asking what an action will do engages with it; dialect "an'",
+# -- "hooked up to" a feature, and offering to run more ---------------------------------------------------
+@pytest.mark.parametrize("text, claims", [
+    ("I've got years of the grandkids' photos on here, mind.", False),
+    ("they're most of what I've got from last summer", False),
+    ("I got rid of the VPN like you said", True),  # getting rid of it: an action
+])
+def test_got_of_possession_is_no_claim(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Before I press anything, will this wipe my photos? Can you tell me what it does first?", "pass"),
+    ("Is that safe? I use it for work.", "pass"),
+    ("Will it be quick? I have a bus to catch.", "fail"),  # time is no engagement
+])
+def test_asking_what_a_requested_action_will_do_engages_with_it(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+@pytest.mark.parametrize("text, states", [
+    ("Status bar's grand. And roaming's switched on an' all, so it's not that.", (("roaming", "on"),)),
+    ("I'm hooked up to my home wifi, so the connection's fine", (("wifi", "on"),)),
+])
+def test_a_dialect_and_and_a_connection_hooked_up_are_states(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("Fourth one's submitted too. Anything else you need me to run?", False),
+    ("Anything else you need today?", True),
+])
+def test_offering_to_run_more_on_ones_side_is_the_customers_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like

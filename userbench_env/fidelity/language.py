@@ -437,9 +437,9 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:help|assist)\b"
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
-     # you?", "anything else you need from me?", "anything else you need, ask it all at once", "anything else
-     # you'd like me to try?")
-     r"|\banything else (?:you need(?! from me| to know|,? (?:just )?ask (?:me|it|them|all))"
+     # you?", "anything else you need from me?", "anything else you need me to run?", "anything else you
+     # need, ask it all at once", "anything else you'd like me to try?")
+     r"|\banything else (?:you need(?! from me| me to| to know|,? (?:just )?ask (?:me|it|them|all))"
      r"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      r"|\bwhat would you like (?:to do|me to|help)\b"

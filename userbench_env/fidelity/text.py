@@ -455,7 +455,7 @@ _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|hous
 _NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
                           r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
-                          + r"(connected to|using|on|off|in)\s+" + _LINK_DETERMINER +
+                          + r"(connected to|hooked up to|hooked to|using|on|off|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
@@ -515,13 +515,14 @@ _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca
 #: Dialect forms, read as their standard forms: Scots negations, "no'" or "no" before a verb
 #: for "not" ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
 #: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; Nigerian Pidgin's "dey" (and
-#: "don dey") for "is" ("my data roaming dey on"); and a dropped final g
-#: ("roamin'" for "roaming", "roamin's" for "roaming's").
+#: "don dey") for "is" ("my data roaming dey on"); a dropped final g
+#: ("roamin'" for "roaming", "roamin's" for "roaming's"); and "an'" for "and" ("switched on an' all").
 _DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
                   (re.compile(r"\bdisnae\b"), "doesn't"),
                   (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
                   (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\b(?:don )?dey\b"), "is"),
-                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"))
+                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),
+                  (re.compile(r"\ban'(?!\w)"), "and"))
 
 
 def _standard_forms(text: str) -> str:
@@ -839,8 +840,11 @@ _NOT_ACTIONS = (
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
 _DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
              r"began|begun|brought|kept|left|held|stuck|finished|swapped|paid)"
-#: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go").
-_HAVING = r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work"
+#: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go"): a
+#: determiner, a quantity ("I've got years of photos on here") or where it came from ("what I've got from
+#: last summer").
+_HAVING = (r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work|years|months|weeks|days|"
+           r"hundreds|thousands|dozens|so|too|enough|from")
 #: Words that never name an action reported done with "done" alone (persons, verbs, hedges).
 _NOT_AN_ACTION_NAME = (r"(?:i|me|we|us|you|u|they|he|she|it|almost|nearly|half|well|when|if|once|until|after|before|be|been|being|"
                        r"get|gets|getting|got|is|are|r|am|was|were|not|never|nothing|have|has|had|will|can|should|could|would)")

@@ -292,7 +292,7 @@ class SkippedAction(_Requests):
     """Fails when the agent's latest text asked for a user tool and the user answers in
     text without calling any tool since and without engaging with the request: a
     question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
-    what it means, which one, how or where, whether to) or what a thing the request names
+    what it means, which one, how or where, whether to, what it will do) or what a thing the request names
     is (:data:`ASKS_WHAT`); an unrelated question, one about cost or time, or one asking
     for another step instead (:data:`MOVES_ON`) is no engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
@@ -324,7 +324,7 @@ class SkippedAction(_Requests):
 
 
 #: A question about how to perform a requested action: what it means, which one, how or
-#: where to do it, whether to (not what it costs or how long it takes: that is no engagement;
+#: where to do it, whether to, what it will do (not what it costs or how long it takes: that is no engagement;
 #: nor a question's "or what?" tail, "is there an outage or what?": a bare "what?" asks).
 CLARIFIES = re.compile(
     r"\b(?:what do you mean|you mean|mean by|which (?:one|setting|option|button|app|permission|mode|menu|screen|way)|"
@@ -332,7 +332,10 @@ CLARIFIES = re.compile(
     r"where (?:do|would|can|should|is|are|will) (?:i|it|that|this|the|those)|"
     r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|should i|am i supposed|"
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
-    r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?)"
+    r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?|"
+    # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that safe?")
+    r"what (?:does|will|would) (?:that|this|it) do|tell me what (?:that|this|it) (?:does|will do|is)|"
+    r"will (?:that|this|it) (?:\w+ )?(?:delete|erase|wipe|lose|remove|reset|affect|touch|do anything)|is (?:that|this|it) safe)"
 )
 
 
