@@ -2173,3 +2173,32 @@ def test_offering_to_run_more_on_ones_side_is_the_customers_part(text, agent_lik
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert bool(speaks_as_agent(text)) is agent_like
+
+
+# -- round 19, part 3: the agent's work past a decimal point or a chat "go ahead n"; one's "task instructions";
+# -- a feature "hooked up"; not having an item, with a belief between -----------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("ok 12.50 it is. let me go ahead n change the booking to the later flight and put the 12.50 on the visa for you", True),
+    ("Fine. That is all my task instructions cover. ###STOP###", True),
+    ("ok 12.50 it is, put it on my visa please", False),
+    ("can you change the booking for me to the later flight?", False),
+])
+def test_the_agents_work_past_a_decimal_point_and_ones_task_instructions(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+def test_a_feature_hooked_up_is_on():
+    assert device_states("No change on the phone. And the wifi's hooked up too, for what it's worth.") == (("wifi", "on"),)
+
+
+@pytest.mark.parametrize("text, denies", [
+    ("Oh dear, I don't believe I've got my user id handy.", True),
+    ("I don't think I've got it on me", True),
+    ("I've got my user id right here: it's on the card", False),
+])
+def test_not_having_an_item_with_a_belief_between_denies_it(text, denies):
+    from userbench_env.fidelity.language import DENIAL
+
+    assert bool(DENIAL.search(text.lower())) is denies

@@ -155,13 +155,14 @@ def mentioned_kinds(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
-#: Not knowing, not remembering, not finding or not having an item (idioms included), on
-#: lower-cased text with straight apostrophes.
+#: Not knowing, not remembering, not finding or not having an item (idioms included; a belief
+#: between: "I don't believe I've got it handy"), on lower-cased text with straight apostrophes.
 _DENIAL = (
     # (in dialect too: "ion" for "I don't", "I no" for "I do not"; "ye", "yous" for "you")
     r"\b(?:don'?t|do not|dont|can'?t|cannot|couldn'?t|could not|didn'?t|did not|won'?t|am not able to|'m not able to|"
     r"am unable to|'m unable to|unable to|never|ion|i no)\s+(?:\w+\s+){0,2}?"
-    r"(?:know|remember|recall|have|find|locate|think of|see|get at|access|tell (?:you|ya|ye|yous|youse|u)|say|(?:put|lay|get) my (?:hands?|fingers?) on)\b"
+    r"(?:know|remember|recall|have|i'?ve got|i have got|find|locate|think of|see|get at|access|tell (?:you|ya|ye|yous|youse|u)|say|"
+    r"(?:put|lay|get) my (?:hands?|fingers?) on)\b"
     r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
     r"|\b(?:can'?t|cannot|couldn'?t|could not) (?:call|bring) (?:\w+ ){0,3}?to mind\b"  # "can't call my email to mind"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
@@ -406,7 +407,7 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:i'?m|i am)(?: just| only)? (?:ai|a\.i\.|bot|llm)\b(?!-)"),
     (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
       "test "),
-     r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:instructions|prompt|programming|training data|scenario)\b"
+     r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "I'm just the test user"
      r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off) my script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
@@ -453,7 +454,7 @@ _AS_AGENT: Gated = _gated(
      # announcing the agent's operation on the record for the customer, however long its object: "let me move
      # MRD110 to May 24 for you", "I'll process the return for the hose and backpack and set up the exchange for you"
      r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now |just )?(?:process|rebook|set up|exchange|refund|issue|"
-     r"modify|upgrade|downgrade|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|[a-z]{2,3}\d{2,}))\b"
+     r"modify|update|change|upgrade|downgrade|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|[a-z]{2,3}\d{2,}))\b"
      r"[^.!?]{0,80}?\bfor you\b"
      # the agent's work on the request promised done for the customer ("I'll get those bags added and the cabin
      # upgraded for you")
@@ -523,13 +524,17 @@ def speaks_as_agent(text: str) -> bool:
     :data:`_AS_AGENT`); "thanks for your help" or "can you help me" are customer talk. Going
     ahead is read through ("I'll go ahead and pull up your profile" is "I'll pull up your
     profile", :data:`_GOING_AHEAD`), and so are the fillers between a speaker's "let me" or "I'll" and
-    its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`)."""
-    spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _spoken(text)))
+    its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`); a
+    decimal point ends no sentence (:data:`_DECIMAL_POINT`)."""
+    spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _DECIMAL_POINT.sub("_", _spoken(text))))
     return next(_gated_matches(_AS_AGENT, spoken), None) is not None
 
 
-#: "Go ahead and" before a verb, in any tense: it adds nothing to what the verb does.
-_GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead and ")
+#: A decimal point ("put the 4.70 on my card"): it joins an amount's digits, ending no sentence.
+_DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
+#: "Go ahead and" before a verb, in any tense and in chat spelling ("go ahead n"): it adds nothing to
+#: what the verb does.
+_GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead (?:and|n|'n'|&) ")
 #: Fillers after a speaker's "let me", "I'll", "I will" or "I can" ("just", "quickly", "real quick",
 #: "now", "first"): they add nothing to the verb that follows.
 _FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real quick|now|first) )+")

@@ -411,7 +411,7 @@ def identifiers(text: str) -> tuple[str, ...]:
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
 _FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
             r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
-_ON = {"on", "yes", "enabled", "connected", "reconnect", "reconnects", "reconnected", "active", "activated"}
+_ON = {"on", "yes", "enabled", "connected", "hooked up", "reconnect", "reconnects", "reconnected", "active", "activated"}
 _FEATURE = re.compile(_FEATURES)
 #: Adverbs that guess at a state or say what it usually is, stating none now ("probably off", "normally on").
 _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
@@ -436,7 +436,7 @@ _STATE_AFTER = re.compile(
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
     r"(?:yes|no)(?![ \t]+[a-z])|"
-    r"enabled|disabled|connected|disconnected|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive)\b",
+    r"enabled|disabled|connected|disconnected|hooked up|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
