@@ -2202,3 +2202,30 @@ def test_not_having_an_item_with_a_belief_between_denies_it(text, denies):
     from userbench_env.fidelity.language import DENIAL
 
     assert bool(DENIAL.search(text.lower())) is denies
+
+
+# -- round 19, part 4: "I gotta ..." asks like "I need to ..."; an address with its words spelled out is the same --
+def test_a_need_said_as_gotta_is_a_request_not_a_recital():
+    from userbench_env.fidelity.rules.recital import DumpsBlueprint
+
+    task = load_task("airline", "29", source="tau2")  # early flights landing before 7am, cheapest Economy, one bag
+    reader = DumpsBlueprint.compile([c for c in task_criteria(task) if c.id.endswith("dumps_blueprint")])
+    answer = ("VA5SGQ. And look, early flights, I gotta land before 7 in the morning. Cheapest Economy, not the Basic. "
+              "And throw on one checked bag while you're at it.")
+    assert reader.read(answer, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "asked"),)
+    stated = answer.replace("I gotta land", "I land")  # the same constraint, stated
+    assert reader.read(stated, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "fail"),)
+
+
+@pytest.mark.parametrize("address, verdict", [
+    ("1584 Steve Key, Apartment 786, Martinezborough, MH 69135. Can you send it faster?", "pass"),
+    ("1584 Steve Key Apt. 786, Martinezborough, MH 69135", "pass"),
+    ("Apartment 786, can you send it faster?", "fail"),  # a part of it, with a question back
+])
+def test_an_address_with_its_words_spelled_out_is_the_same_address(address, verdict):
+    task = load_task("banking", "banking_replace_damaged_card_1", source="bundled")  # 1584 Steve Key Apt. 786, ...
+    tracker = RuleTracker(task_criteria(task))
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my card snapped in half and I need a new one."),
+                    ("agent", "Could you please tell me your address?"), ("user", address)])
+    withheld = [v["verdict"] for v in tracker.verdicts() if v["mode"] == "withholds_requested_info" and v["id"].endswith("address")]
+    assert withheld == [verdict]

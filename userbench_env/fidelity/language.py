@@ -98,6 +98,19 @@ _DIGITS = {word: str(digit) for digit, word in enumerate("zero one two three fou
 _DIGIT_WORD = re.compile(rf"\b(?:{'|'.join(_DIGITS)})\b", re.I)
 
 
+#: The short forms of the words an address is written with ("Apartment 786" is "Apt. 786", "Main
+#: Street" is "Main St"): an address spelled out or abbreviated is the same address.
+_ADDRESS_WORDS = {"apartment": "apt", "suite": "ste", "street": "st", "avenue": "ave", "road": "rd", "drive": "dr",
+                  "boulevard": "blvd", "lane": "ln", "court": "ct", "place": "pl", "parkway": "pkwy", "highway": "hwy",
+                  "terrace": "ter", "circle": "cir"}
+_ADDRESS_WORD = re.compile(rf"\b(?:{'|'.join(_ADDRESS_WORDS)})\b", re.I)
+
+
+def address_form(text: str) -> str:
+    """``text`` with the words of an address in their short forms (:data:`_ADDRESS_WORDS`)."""
+    return _ADDRESS_WORD.sub(lambda m: _ADDRESS_WORDS[m.group(0).lower()], text)
+
+
 @lru_cache(maxsize=_CACHE)
 def said_key(text: str) -> str:
     """:func:`id_key` of ``text`` with digits said as words read as digits ("W two one oh
@@ -293,11 +306,13 @@ def question_clauses(text: str) -> tuple[str, ...]:
 
 
 #: A clause part asking the agent for something ("I'd like ...", "I should like ...", "we'd
-#: love ...", "please ...", "can you ..."; a preference, "I'd prefer ...", states a constraint).
+#: love ...", "I gotta ..." for "I need to ...", "please ...", "can you ..."; a preference, "I'd
+#: prefer ...", states a constraint).
 _REQUEST_OPENING = re.compile(
     r"^(?:(?:ok(?:ay)?|so|well|yes|yeah|alright|all right|sure|great|thanks|thank you|no problem|"
     r"in that case|then|also|and|but|oh|actually|hi|hello|hey)[,!.]?\s+)*"
     r"(?:(?:i|we)(?:\s*(?:would|'d|should|do|really|just|also|still|much)){0,2}\s*(?:like|love|want|need|wish)"
+    r"|(?:i|we)(?:'ve| have)?\s*(?:gotta|got to)"
     r"|i'?m (?:looking|hoping|trying|calling)|"
     r"please(?! (?:don'?t|do not|never))|let'?s|help me|can you|could you|would you|will you)\b"
 )

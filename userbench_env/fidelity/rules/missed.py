@@ -9,6 +9,7 @@ from typing import Any
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.text import asked_among, identifiers
 from userbench_env.fidelity.language import (
+    address_form,
     dates,
     denial_clauses,
     denies_item,
@@ -38,7 +39,8 @@ class Withholding(_Watches):
     ``kind``, ``values``) and the user's answer does not give it:
 
     * it states none of the values (compared in :func:`~userbench_env.fidelity.language.id_key`
-      form, digits read out as words counted: :func:`~userbench_env.fidelity.language.said_key`)
+      form, digits read out as words counted: :func:`~userbench_env.fidelity.language.said_key`;
+      an address's words in their short forms: :func:`~userbench_env.fidelity.language.address_form`)
       and denies, cannot find or refuses the item (idioms included; a denial naming
       only another item is about that item, see :func:`~userbench_env.fidelity.language.denies_item`),
       or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
@@ -69,7 +71,7 @@ class Withholding(_Watches):
 
     @classmethod
     def watched(cls, criterion: Criterion) -> list[str]:
-        return [id_key(str(v)) for v in criterion.params["values"]]
+        return [id_key(address_form(str(v))) for v in criterion.params["values"]]
 
     @staticmethod
     def _part_of(text: str, value: str) -> bool:
@@ -92,7 +94,7 @@ class Withholding(_Watches):
 
     def _note_given(self, text: str) -> None:
         """Record the criteria whose every value ``text`` states."""
-        said = said_key(text)
+        said = said_key(address_form(text))
         self._given.update(cid for cid, _, values in self._watch if values and all(v and v in said for v in values))
 
     @classmethod
@@ -105,8 +107,8 @@ class Withholding(_Watches):
         is a partial answer."""
         if STOP_TOKEN in text or TRANSFER_TOKEN in text:
             return ()
-        said = said_key(text)
-        spans = cls._spans(text)
+        said = said_key(address_form(text))
+        spans = cls._spans(address_form(text))
         agent_like = speaks_as_agent(text)
         # an answer naming asked items, denying nothing and asking nothing back, gives them
         mentioned = mentioned_kinds(text)
@@ -117,7 +119,7 @@ class Withholding(_Watches):
                 continue
             stated = sum(1 for value in values if value and value in said)
             others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
-            if not stated and any(cls._part_of(text, value) for value in values):
+            if not stated and any(cls._part_of(address_form(text), value) for value in values):
                 outcomes.append((cid, _FAIL))  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
             elif stated == len(values):
                 outcomes.append((cid, _PASS))
