@@ -107,8 +107,9 @@ class Withholding(_Watches):
         is a partial answer."""
         if STOP_TOKEN in text or TRANSFER_TOKEN in text:
             return ()
-        said = said_key(address_form(text))
-        spans = cls._spans(address_form(text))
+        written = address_form(text)  # an address's words in their short forms, as the values are watched
+        said = said_key(written)
+        spans = cls._spans(written)
         agent_like = speaks_as_agent(text)
         # an answer naming asked items, denying nothing and asking nothing back, gives them
         mentioned = mentioned_kinds(text)
@@ -119,7 +120,7 @@ class Withholding(_Watches):
                 continue
             stated = sum(1 for value in values if value and value in said)
             others = _OTHER_KINDS.get(kind) or frozenset(KIND_WORDS) - {kind}
-            if not stated and any(cls._part_of(address_form(text), value) for value in values):
+            if not stated and any(cls._part_of(written, value) for value in values):
                 outcomes.append((cid, _FAIL))  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
             elif stated == len(values):
                 outcomes.append((cid, _PASS))
