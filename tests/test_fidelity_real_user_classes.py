@@ -2229,3 +2229,56 @@ def test_an_address_with_its_words_spelled_out_is_the_same_address(address, verd
                     ("agent", "Could you please tell me your address?"), ("user", address)])
     withheld = [v["verdict"] for v in tracker.verdicts() if v["mode"] == "withholds_requested_info" and v["id"].endswith("address")]
     assert withheld == [verdict]
+
+
+# -- round 20, part 1: a status bar read out ends with its sentence; where a change came from is an earlier
+# -- state; what "it's all on"; a sentence already disclosed is no recital; the rest offered for later ----------
+@pytest.mark.parametrize("text, current, earlier", [
+    # the user's own sentence after a status bar read out is no reading of the bar
+    ("Status bar: 4 bars, Excellent, 5G, Data Enabled, 64%. So it appears airplane mode was on after all.",
+     (("signal", "on"), ("mobile data", "on"), ("network", "5g")), (("airplane mode", "on"),)),
+    # a tool result's bar, to the end of its line
+    ("Airplane Mode is now ON.\nStatus Bar: \u2708\ufe0f Airplane Mode | \U0001f50b 80%",
+     (("airplane mode", "on"), ("signal", "off")), ()),
+    # from one state to another: the first is where it came from
+    ("The bar moved from Poor on 2G to Excellent on 5G.", (("network", "5g"),), (("network", "2g"),)),
+    ("Four bars on 5G now, it was on 3G before.", (("signal", "on"), ("network", "5g")), (("network", "3g"),)),
+    # everything going over a feature is what one depends on, no state of it
+    ("It's a mobile data problem, and it's all on my mobile data at home.", (), ()),
+    ("I'm on mobile data right now.", (("mobile data", "on"),), ()),
+])
+def test_a_status_bar_read_out_ends_with_its_sentence_and_a_change_starts_from_an_earlier_state(text, current, earlier):
+    from userbench_env.fidelity.text import past_device_states
+
+    assert device_states(text) == current and past_device_states(text) == earlier
+
+
+@pytest.mark.parametrize("answer, recited", [
+    # the bags, the insurance and the evening flight, said when asking for the price, disclosed the sentences
+    ("2024-05-29. If there are several flights I'll take the one leaving at 21:00, and I want 3 checked bags "
+     "in total plus travel insurance. What's the total price?", False),
+    ("2024-05-29. What's the total price?", True),
+])
+def test_confirming_the_terms_one_already_disclosed_recites_nothing(answer, recited):
+    task = load_task("airline", "airline_book_one_way_1", source="bundled")  # 21:00 flight, 3 bags, insurance
+    tracker = _play(RuleTracker(task_criteria(task)), [
+        ("agent", GREETING), ("user", "Hi, I need a one-way economy flight from DEN to ORD."),
+        ("agent", "Could you please tell me your date?"), ("user", answer),
+        ("agent", "Here is the information you asked for: 356."),
+        ("user", "Alright, 356. Provided that's both travellers on the 21:00 departure with 3 checked bags and "
+                 "insurance included, I confirm.")])
+    dumps = next(v for v in tracker.verdicts() if v["mode"] == "dumps_blueprint")
+    assert (dumps["verdict"], dumps["evidence_turn"]) == (("fail", 5) if recited else ("suspect", 3))
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("7G9WJU is the one to cancel. The bag goes on a different booking, I'll give you that number later once we "
+     "get to it.", "pass"),
+    ("7G9WJU is the one to cancel. The bag one I don't remember.", "fail"),
+])
+def test_offering_the_rest_of_several_values_for_later_withholds_nothing(answer, verdict):
+    task = load_task("airline", "airline_cancel_and_add_bag_0", source="bundled")  # two reservations: 7G9WJU, WVW1BC
+    tracker = _play(RuleTracker(task_criteria(task)), [
+        ("agent", GREETING), ("user", "Hi, I'd like to cancel one trip and add a bag to another booking. Cancellation first."),
+        ("agent", "Could you please tell me your reservation id?"), ("user", answer)])
+    assert [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("withholds/reservation_id")] == [verdict]

@@ -248,6 +248,16 @@ def denial_clauses(text: str) -> tuple[str, ...]:
                  if any(_RELEVANCE.match(c, m.end()) is None for m in DENIAL.finditer(c)) or REFUSAL.search(c))
 
 
+#: Offering an item for later ("I can tell you that one later when you need it").
+_LATER = re.compile(r"\b(?:tell|give|send) (?:\w+ ){0,3}later\b")
+
+
+def offers_later(clause: str) -> bool:
+    """True when every denial in ``clause`` (a lower-cased clause of :func:`denial_clauses`)
+    offers the item for later, refusing nothing: given in its time, not denied."""
+    return REFUSAL.search(clause) is None and all(_LATER.match(clause, m.start()) for m in DENIAL.finditer(clause))
+
+
 #: After "don't see" or "don't know", questioning why the item is asked ("I don't see what my
 #: birthday has to do with it", "I don't know why you need that"): a complaint about the
 #: request, no denial of the item.

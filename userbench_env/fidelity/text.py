@@ -442,6 +442,9 @@ _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "sho
 #: Time words marking a clause as describing an earlier state.
 _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initially|until|beforehand|back then)\b")
 #: Past verbs before a feature in its clause ("it showed airplane mode on").
+#: The start of a change before a span, no "to" between ("from Poor on 2G ..."), and its end after it.
+_FROM_LEAD = re.compile(r"\bfrom\b(?:(?!\bto\b).)*$")
+_TO = re.compile(r"\bto\b")
 _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
@@ -450,9 +453,9 @@ _VERB_BEFORE = re.compile(
 #: The determiner a link may end with before the feature ("not in that airplane mode"), and the
 #: place or owner a user names it by ("connected to my home Wi-Fi").
 _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
-#: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"):
-#: what the user depends on, not a feature's state.
-_NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
+#: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"),
+#: or "all" on it ("no wifi, so it's all on my mobile data"): what the user depends on, not a feature's state.
+_NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )(?<!\ball )"
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
                           r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
                           + r"(connected to|hooked up to|hooked to|using|on|off|in)\s+" + _LINK_DETERMINER +
@@ -463,7 +466,12 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
 #: on", "no VPN on there anymore" (a "no" on the same line, not a value: "Enabled: No").
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
                              r"(?:the\s+|my\s+|any\s+)?$|(?<!: )\bno +$")
-_STATUS_BAR = re.compile(r"status bar:([^\n]*)")
+#: A status bar, as a tool result shows it or a user reads it out: to the end of its line, or
+#: of the sentence it is read out in ("Status bar: 4 bars, 5G, Data Enabled, 64%. So airplane
+#: mode was on after all": the next sentence is the user's own, no reading of the bar).
+_BAR_READING = r"(?:[^\n.!?]|[.!?](?=\S))*"
+_BAR = "status bar:" + _BAR_READING
+_STATUS_BAR = re.compile(f"status bar:({_BAR_READING})")
 #: The features a status bar names while they are on, each with whether leaving it out shows
 #: it off (airplane mode: its icon replaces the signal; data saver's icon is shown only beside
 #: mobile data, and its absence is no state a user reads off the bar).
@@ -502,12 +510,15 @@ def _asked(text: str, end: int) -> bool:
 
 def _earlier(text: str, start: int, end: int) -> bool:
     """True when the clause of ``text[start:end]`` describes an earlier state: a time word
-    in the clause ("before", "at first") or a past verb before the span ("it showed ...")."""
+    in the clause ("before", "at first"), a past verb before the span ("it showed ..."), or
+    the span is where a change came from ("from Poor on 2G to Excellent on 5G")."""
     clause_start = max(text.rfind(c, 0, start) for c in ".\n,:;!?")
     clause_end = min((i for i in (text.find(".", end), text.find("\n", end), text.find(",", end)) if i >= 0),
                      default=len(text))
     return (_EARLIER.search(text, clause_start + 1, clause_end) is not None
-            or _PAST_LEAD.search(text, clause_start + 1, start) is not None)
+            or _PAST_LEAD.search(text, clause_start + 1, start) is not None
+            or (_FROM_LEAD.search(text, clause_start + 1, start) is not None
+                and _TO.search(text, end, clause_end) is not None))
 
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
@@ -581,9 +592,11 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
         # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back" /
         # "the signal has come back" (not "the signal is not good")
-        ("signal", "off", r"status bar:[^\n]*(?:no signal|airplane mode)|cellular signal: none|cellular connection: no_service"
+        ("signal", "off", rf"{_BAR}(?:no signal|airplane mode)|"
+                          r"cellular signal: none|cellular connection: no_service"
                           r"|\bno (?:signal|service|bars|reception)\b"),
-        ("signal", "on", r"status bar:[^\n]*\U0001f4f6|cellular signal: (?:poor|fair|good|excellent)"
+        ("signal", "on", rf"{_BAR}\U0001f4f6|"
+                         r"cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
                          r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
@@ -603,17 +616,18 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                       rf"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?"
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it
-        ("mobile data", "on", r"status bar:[^\n]*data enabled|\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
+        ("mobile data", "on", rf"{_BAR}data enabled|"
+                             r"\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
         # another feature working, as a user says it: it is on ("the wifi works fine"; not working is a symptom)
         ("wifi", "on", rf"\bwi-?fi{_WORKING}"),
         ("wifi calling", "on", rf"\bwi-?fi calling{_WORKING}"),
         ("roaming", "on", rf"\broaming{_WORKING}"),
         ("vpn", "on", rf"\bvpn{_WORKING}"),
-        ("mobile data", "off", r"status bar:[^\n]*data disabled"),
+        ("mobile data", "off", rf"{_BAR}data disabled"),
     )
 )
 _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to|cellular network type): ?([\w/]+)"
-                      r"|status bar:[^\n]*\|\s*((?:[2-5]g|lte))\s*\|"
+                      rf"|{_BAR}\|\s*((?:[2-5]g|lte))\s*\|"
                       # a status bar read out in words, its strength then its generation: "signal is full, LTE"
                       r"|\b(?:excellent|good|fair|poor|full|strong|weak)(?: signal| bars)?\s*(?:,|\||/)\s*((?:[2-5]g|lte))\b"
                       r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|connected to|(?:network )?type(?:'s| is|:)|"

@@ -17,6 +17,7 @@ from userbench_env.fidelity.language import (
     KIND_ALIASES,
     KIND_WORDS,
     mentioned_kinds,
+    offers_later,
     said_key,
     question_clauses,
     speaks_as_agent,
@@ -46,8 +47,9 @@ class Withholding(_Watches):
       or deflects: gives another known item instead (whole, not inside a longer token), or asks a question back (both
       borderline: marked for the judge, :meth:`Rule.unsure`);
     * it states some of several values and denies the rest (in a clause that asks nothing:
-      "... on my other reservation?" asks about it), or answers with only a part of
-      the value (a first name for a full name), or, asked for two items, names and gives
+      "... on my other reservation?" asks about it; offering the rest for later denies
+      nothing: :func:`~userbench_env.fidelity.language.offers_later`), or answers with
+      only a part of the value (a first name for a full name), or, asked for two items, names and gives
       the other one, denying nothing and asking nothing back, and leaves this one out
       ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
       partial answers.
@@ -124,8 +126,10 @@ class Withholding(_Watches):
                 outcomes.append((cid, _FAIL))  # a part of the value ("Jesse" for "Jesse Smith"): withheld the rest
             elif stated == len(values):
                 outcomes.append((cid, _PASS))
-            elif stated:  # a partial answer: withheld when the rest is denied (a question denies nothing)
-                outcomes.append((cid, _FAIL if set(denial_clauses(text)) - set(question_clauses(text)) else _PASS))
+            elif stated:  # a partial answer: withheld when the rest is denied (a question denies nothing,
+                # nor does offering the rest for later: "I can tell you that one later when you need it")
+                denied = {c for c in denial_clauses(text) if not offers_later(c)} - set(question_clauses(text))
+                outcomes.append((cid, _FAIL if denied else _PASS))
             elif gives_other and kind not in mentioned and (pair - {kind}) & mentioned:
                 outcomes.append((cid, _FAIL))  # gave another item and left this one out: a partial answer
             elif denies_item(text, kind, others) and (not agent_like or any(

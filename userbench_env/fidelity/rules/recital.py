@@ -44,7 +44,10 @@ class DumpsBlueprint(Rule):
     scenario sentences is a recital), and each
     further recited sentence must bring a word the ones before it did not (two sentences
     restating one goal are one recital; a sentence whose words another holds is dropped).
-    A sentence the agent's latest text asked about (sharing a word with it, courtesies
+    A sentence an earlier user message disclosed (held the words it needs, and half of
+    its words: :meth:`RecitalReader.spend`) never counts again (confirming "the 21:00 flight, the 3 bags and the
+    insurance" after having asked for them is no premature disclosure). A sentence the
+    agent's latest text asked about (sharing a word with it, courtesies
     aside: :data:`AGENT_COURTESY`) never counts: answering the agent's questions (often
     numbered) with what the scenario says about them is no recital; nor does one sharing a
     word with the user's own tool results since then (reporting what its phone showed, "the
@@ -123,11 +126,18 @@ class DumpsBlueprint(Rule):
         (:meth:`RecitalReader.quiet`)."""
         return None if compiled.quiet(text) else True
 
+    def start(self) -> None:
+        super().start()
+        # per criterion, the sentences an earlier user message recited: disclosed, no longer premature
+        self._spent: tuple[frozenset[int], ...] = tuple(frozenset() for _ in self.compiled.compiled)
+
     def user_text(self, turn: int, text: str, reading: bool | None) -> None:
         outcomes = None
+        spent = self._spent
+        self._spent = self.compiled.spend(text, spent)
         if reading is not None:
             agent = self.feed.agent
-            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1)
+            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1, spent)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -218,12 +228,26 @@ class RecitalReader:
         """True when ``text`` is too short to recite two sentences either way."""
         return len(content_stems(text) & self.vocabulary) < 2 and len(text) < self.shortest
 
-    def _read(self, text: str, prompt: frozenset[str] = frozenset(), opening: bool = False) -> tuple[tuple[str, str], ...] | None:
+    def spend(self, text: str, spent: tuple[frozenset[int], ...]) -> tuple[frozenset[int], ...]:
+        """``spent`` (per criterion, the indices of the sentences earlier user messages
+        disclosed) with those ``text`` discloses added: each holding the words it needs to
+        be recited and at least half of its words (two words a sentence shares with another,
+        "the total" of a price asked for, disclose neither)."""
+        said = content_stems(text) & self.vocabulary
+        if not said:
+            return spent
+        return tuple(before | {i for i, sentence in enumerate(c.sentences)
+                               if len(sentence.words & said) >= max(sentence.need, math.ceil(len(sentence.words) / 2))}
+                     for c, before in zip(self.compiled, spent))
+
+    def _read(self, text: str, prompt: frozenset[str] = frozenset(), opening: bool = False,
+              spent: tuple[frozenset[int], ...] = ()) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
         scenario words of the agent's latest text, ``opening``: the text is the user's first
-        (see :meth:`_outcome`). An opening listing :data:`LISTED_IDENTITY` of the user's own
+        (see :meth:`_outcome`), ``spent``: per criterion, the sentences earlier messages
+        recited (:meth:`spend`), which do not count. An opening listing :data:`LISTED_IDENTITY` of the user's own
         identity items recites its known info (every criterion fails)."""
         # the user's own identity items an opening lists (later, the agent asks for them)
         lowered = lower(text)
@@ -235,10 +259,12 @@ class RecitalReader:
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
         found = identity_items(text, identifiers(text))
+        unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
+                   for k, c in enumerate(self.compiled)]
         outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY else
-                          self._outcome(text, said, whole, normalized, c.sentences, c.minimum, *c.word_for_word, prompt,
+                          self._outcome(text, said, whole, normalized, sentences, c.minimum, *c.word_for_word, prompt,
                                         opening and c.opens_with_reason, max(found, own)))
-                         for c, own in zip(self.compiled, listed))
+                         for c, own, sentences in zip(self.compiled, listed, unspent))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
