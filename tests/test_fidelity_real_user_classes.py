@@ -2282,3 +2282,89 @@ def test_offering_the_rest_of_several_values_for_later_withholds_nothing(answer,
         ("agent", GREETING), ("user", "Hi, I'd like to cancel one trip and add a bag to another booking. Cancellation first."),
         ("agent", "Could you please tell me your reservation id?"), ("user", answer)])
     assert [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("withholds/reservation_id")] == [verdict]
+
+
+# -- round 20, part 2: asking indirectly or hoping states nothing; "very much on"; the agent's courtesies and
+# -- "my script"; a look after the requested change returned; identity items that answer; "paid near 400" --------
+@pytest.mark.parametrize("text, states", [
+    ("Payment went through. Kindly tell me whether the service will come back now.", ()),
+    ("Let me know if roaming is on, please.", ()),
+    ("I do hope the signal will come back soon.", ()),
+    ("The signal has come back now.", (("signal", "on"),)),
+    ("Roaming is on. Let me know if that helps.", (("roaming", "on"),)),
+    ("My mobile data is very much on, I looked.", (("mobile data", "on"),)),
+])
+def test_asking_indirectly_or_hoping_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("Three done. Right. Want me to pull up the ones still pendin' for ya?", True),
+    ("Refund's in. Well, that's the end of my script. ###STOP###", True),
+    ("It has been my pleasure helping you today. Do not hesitate to write again if you need anything further.", True),
+    ("Quick one for ya: what's my balance?", False),
+    ("Thanks, I will not hesitate to call again if it drops.", False),
+])
+def test_the_agents_courtesies_uncontracted_and_talk_of_ones_script(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is agent_like
+
+
+@pytest.mark.parametrize("calls, verdict", [
+    # a look at the setting before changing it is part of the request; after the change returned, nobody asked
+    (["check_network_mode_preference", "set_network_mode_preference"], "pass"),
+    (["set_network_mode_preference", "check_network_mode_preference"], "fail"),
+])
+def test_a_look_at_a_feature_after_its_requested_change_returned_is_unrequested(calls, verdict):
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."),
+                    ("agent", "Could you please run set_network_mode_preference with mode 4g_5g_preferred?")])
+    for name in calls:
+        _user_call(world, tracker, 2, name, {"mode": "4g_5g_preferred"} if name.startswith("set_") else {})
+    tracker.user_text(2, "Okay, I did that.")
+    assert [v for v in _verdicts(tracker, "unrequested_action") if v != "not_applicable"] == [verdict]
+
+
+@pytest.mark.parametrize("asked, verdict", [
+    ("Could you please tell me your email?", "pass"),  # the old and the new address answer it
+    ("Could you please tell me your date of birth?", "fail"),  # two emails beside a scenario sentence, unasked
+])
+def test_identity_items_that_answer_the_agent_list_nothing(asked, verdict):
+    task = load_task("banking", "banking_change_email_1", source="bundled")  # if asked, spell the new email
+    tracker = _play(RuleTracker(task_criteria(task)), [
+        ("agent", GREETING), ("user", "Hello, I'd like the bank to use my new email address from now on."),
+        ("agent", asked),
+        ("user", "On file you have jeremy.bryant41@example.com; the new one is jbryant74@mailbox.test. "
+                 "Happy to spell it if needed.")])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+def test_a_sum_paid_near_a_number_is_an_amount():
+    from userbench_env.fidelity.language import amounts
+
+    assert amounts("Sixty-eight back? Paid near 400 for that seat.") == frozenset({"400"})
+
+
+# -- round 20, part 3: "if" asking whether is no condition ---------------------------------------------------------
+@pytest.mark.parametrize("sentence, condition", [
+    ("You want to know the tracking number of the order, and if it is still in transit.", False),
+    ("You wonder if the agent can split the payment over two cards.", False),
+    ("If it is not available, keep your item and end the conversation.", True),
+    ("Check the order first, and if it has not shipped yet, you want to change the address.", True),
+])
+def test_an_if_asking_whether_states_no_condition(sentence, condition):
+    from userbench_env.fidelity.text import states_condition
+
+    assert states_condition(sentence) is condition
+
+
+def test_an_opening_asking_the_reasons_whether_questions_recites_nothing():
+    task = load_task("retail", "43", source="tau2")  # "... and if the order is still in transit"; "check if the storage ..."
+    tracker = _play(RuleTracker(task_criteria(task)), [
+        ("agent", GREETING),
+        ("user", "Hello! I sent some things to my daughter and she never got them. Where was the order shipped, what's "
+                 "the tracking number, and is it still on its way? I'd also like to check the tablet's storage.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]

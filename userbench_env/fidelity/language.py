@@ -217,13 +217,15 @@ def _plain(text: str) -> str:
 
 #: Spoken forms read as their English by the readers of speech (agent talk, denials): West
 #: African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit remember
-#: am") and "wey dey" for "who is"; chat's "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up
+#: am") and "wey dey" for "who is"; "ya" for "you" after a preposition ("pull that up for ya");
+#: chat's "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up
 #: ur reservation n ill add those bags 4 u"); mock-Elizabethan "thee", "thou", "thy", "hath",
 #: "canst" and "aught" ("is there aught else I may help thee with?"). (Device readings have
 #: their own dialect forms: :data:`~userbench_env.fidelity.text._DIALECT_FORMS`.)
 _SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
                  (re.compile(r"\bwey dey\b"), "who is"), (re.compile(r"\blemme\b"), "let me"),
                  (re.compile(r"\bgimme\b"), "give me"), (re.compile(r"\b4 (?=u\b|you\b)"), "for "),
+                 (re.compile(r"\b(for|to|with|at) ya\b"), r"\1 you"),
                  (re.compile(r"\bur\b"), "your"), (re.compile(r"\bu\b"), "you"),
                  (re.compile(r"\b(?:thee|thou)\b"), "you"), (re.compile(r"\bthy\b"), "your"), (re.compile(r"\bhath\b"), "has"),
                  (re.compile(r"\bcanst\b"), "can"), (re.compile(r"\baught\b"), "anything"))
@@ -433,8 +435,9 @@ _AS_AGENT: Gated = _gated(
     (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
       "test "),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
-     # the brief as a script, the speaker as the test's user: "that's what my script says", "I'm just the test user"
-     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off) my script\b"
+     # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
+     # script", "I'm just the test user" (not the pharmacy's: "they have my script ready")
+     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off|end of) my script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
@@ -488,6 +491,8 @@ _AS_AGENT: Gated = _gated(
      # looking up the customer's record, as only the agent can
      r"|\b(?:i'?ll|i will|let me|i can) (?:now )?(?:pull up|look up|bring up|open up) your (?:\w+ ){0,2}?"
      r"(?:account|line|order|reservation|booking|profile|record|file|details|usage)\b"
+     # or offering to look records up for the other side: "want me to pull up which ones are still pending for you?"
+     r"|\b(?:want me to|like me to|shall i|should i) (?:pull up|look up|bring up)\b[^.!?]{0,60}?\bfor you\b"
      # the agent's work on a named account object: "I will open the High Yield Savings account for you",
      # offered as a question too: "shall I apply the temporary freeze to the card for you?"
      r"|\b(?:(?:i|we) ?(?:can|will|'ll|could)|(?:shall|should) (?:i|we)) (?:\w+ ){1,6}?(?:the|your|a|an) (?:\w+ ){0,3}?"
@@ -495,10 +500,12 @@ _AS_AGENT: Gated = _gated(
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
-    (("thank", "welcome", "feel free", "hesitate"),
+    (("thank", "welcome", "feel free", "hesitate", "pleasure"),
      # (thanking for patience or for bearing with one is courtesy both sides use: no evidence)
      r"\bthank you for (?:contacting|calling|reaching out to|choosing) (?:us|our)\b|\bwelcome to (?:our|the) \w+ "
-     r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\bdon'?t hesitate to\b"
+     r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\b(?:don'?t|do not) hesitate to\b"
+     # the pleasure of serving the other side: "it was my pleasure assisting you today"
+     r"|\bpleasure (?:assisting|helping|serving|to assist|to help|to serve) you\b"
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
      r"|\bthanks? (?:you )?for calling\b(?! (?:me|back|to|about|so|and))"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
@@ -666,12 +673,15 @@ def recital_cues(text: str, conditions: bool = True, manner: bool = True) -> int
 _SELF_NAMED = re.compile(r"\b(?:I'?m|I am|[Tt]his is|[Mm]y name is|[Nn]ame'?s)\s+[A-Z][a-z]+(?:\s+[A-Z][a-z'-]+)+")
 
 
-def identity_items(text: str, identifiers: tuple[str, ...]) -> int:
+def identity_items(text: str, identifiers: tuple[str, ...], answered: frozenset[str] = frozenset()) -> int:
     """How many identity items ``text`` states: its ``identifiers`` (lower-cased, as
     :func:`~userbench_env.fidelity.text.identifiers` reads them) that are emails, user ids
-    or phone numbers, and a self-introduction by name."""
-    items = sum(1 for token in set(identifiers) if "@" in token or "_" in token or sum(c.isdigit() for c in token) >= 10)
-    return items + (_SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
+    or phone numbers, and a self-introduction by name; items of the ``answered`` kinds (what
+    the agent asked for: ``email``, ``user_id``, ``phone_number``, ``name``) aside."""
+    kinds = ("email" if "@" in token else "user_id" if "_" in token else "phone_number" if sum(c.isdigit() for c in token) >= 10
+             else None for token in set(identifiers))
+    items = sum(1 for kind in kinds if kind is not None and kind not in answered)
+    return items + ("name" not in answered and _SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
 
 
 #: A labelled value: an item's name, a linking word, the value up to the end of its clause.
@@ -962,10 +972,10 @@ _MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)
 
 
 #: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
-#: charged me 89.99."): the number ends the clause or a function word follows it. (A number
+#: charged me 89.99.", "paid near 400 for that ticket"): the number ends the clause or a function word follows it. (A number
 #: before a noun counts things or time: "paid 2 invoices", "paid 3 days ago".)
 _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me| us)?"
-                       r"(?: (?:about|around|like|only|just|almost|nearly|over|under|roughly|maybe))? (\d[\d,]*)(?:\.\d{1,2})?"
+                       r"(?: (?:about|around|like|only|just|almost|nearly|near|close to|over|under|roughly|maybe))? (\d[\d,]*)(?:\.\d{1,2})?"
                        r"(?=\s*(?:[.,;:!?)](?!\d)|$)|\s(?:for|on|to|in|and|but|at|so|when|then|now|already|total|altogether"
                        r"|each|last|this|that|with|by|plus|or|not|though|tho)\b)")
 

@@ -137,6 +137,19 @@ _FALLBACK = re.compile(
 )
 
 
+#: "If" asking whether, after a verb of finding out, its clause running to the sentence's end
+#: ("you want to know the tracking number, and if the order is still in transit", "you wonder
+#: if the agent can split the payment"): a question the user has, no condition.
+_WHETHER_IF = re.compile(r"\b(?:know|knowing|wonder|wondering|check|find out|see)\b(?:(?!\bif\b)[^.;])*\bif\b(?=[^,;]*$)", re.I)
+
+
+def states_condition(sentence: str) -> bool:
+    """True when ``sentence`` states a fallback plan or a condition (:data:`_FALLBACK`), an
+    "if" asking whether (:data:`_WHETHER_IF`) aside."""
+    whether = {m.end() - 2 for m in _WHETHER_IF.finditer(sentence)}
+    return any(m.start() not in whether for m in _FALLBACK.finditer(sentence))
+
+
 def _split(text: str | None) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
@@ -247,11 +260,11 @@ _ROLE_FRAME = re.compile(r"\b(?:playing the role|the role of|your character|you 
 def goal_sentences(blueprint: Blueprint) -> list[str]:
     """When the reason for calling only frames a role (:data:`_ROLE_FRAME`), the
     instructions' sentences that state the user's goal (:data:`_GOAL`) without a condition
-    or an alternative (:data:`_FALLBACK`): the reason the user calls, stated when it calls."""
+    or an alternative (:func:`states_condition`): the reason the user calls, stated when it calls."""
     if not _ROLE_FRAME.search(reason_text(blueprint)):
         return []
     texts = (blueprint.instructions, blueprint.raw_instructions)
-    return [s for text in texts for s in _split(text or "") if _GOAL.search(s) and not _FALLBACK.search(s)]
+    return [s for text in texts for s in _split(text or "") if _GOAL.search(s) and not states_condition(s)]
 
 
 #: A phrase the scenario quotes for the user to say ("always end each of your replies with
@@ -273,10 +286,10 @@ def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     with what the scenario quotes for the user's opening (:func:`opening_quotes`) or tells
     the user to state up front, see :func:`upfront_sentences`, and the goal it states, see
     :func:`goal_sentences`; fallback sentences: conditions and alternatives, see
-    :data:`_FALLBACK`)."""
+    :func:`states_condition`)."""
     own, fallback = [], []
     for sentence in _split(reason_text(blueprint)):
-        (fallback if _FALLBACK.search(sentence) else own).append(sentence)
+        (fallback if states_condition(sentence) else own).append(sentence)
     texts = (blueprint.instructions, blueprint.raw_instructions)
     own += [q for text in texts for q in opening_quotes(text or "")] + upfront_sentences(blueprint) + goal_sentences(blueprint)
     return own, fallback
@@ -336,9 +349,9 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
 
 
 def conditional_sentences(blueprint: Blueprint) -> list[str]:
-    """The scenario's sentences that state a condition or an alternative (:data:`_FALLBACK`:
+    """The scenario's sentences that state a condition or an alternative (:func:`states_condition`:
     "if", "unless", "otherwise", ...), anywhere in it."""
-    return [s for s in _split(scenario_text(blueprint)) if _FALLBACK.search(s)]
+    return [s for s in _split(scenario_text(blueprint)) if states_condition(s)]
 
 
 #: What a scenario's condition may have the user do instead of going on with its request:
@@ -432,7 +445,7 @@ _STATE_AFTER = re.compile(
     # the feature put before the one who set it ("roaming I already switched on before I flew")
     r"|\s+(?:i|we)(?:'ve| have| had)?\s+(?:(?:already|just|also)\s+)?(?:turned|switched|put|set|left|flipped|toggled|kept))?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
-    rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|set|showing|"
+    rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
     r"(?:yes|no)(?![ \t]+[a-z])|"
@@ -502,10 +515,18 @@ _ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bar", "re
 _CLAUSE_END = re.compile(r"[.!?\n,;]")
 
 
-def _asked(text: str, end: int) -> bool:
-    """True when the clause of ``text`` going on at ``end`` is a question (ends with "?")."""
+#: An indirect question: "tell me whether the service is back", "let me know if roaming is on".
+_INDIRECT_QUESTION = re.compile(r"\b(?:know|tell me|tell us|wonder|wondering|ask|asking|check|see|sure)\s+(?:whether|if)\b")
+
+
+def _asked(text: str, start: int, end: int) -> bool:
+    """True when the clause of ``text`` going on at ``end`` is a question (ends with "?"),
+    or its sentence asks it indirectly before ``start`` (:data:`_INDIRECT_QUESTION`)."""
     stop = _CLAUSE_END.search(text, end)
-    return stop is not None and stop.group(0) == "?"
+    if stop is not None and stop.group(0) == "?":
+        return True
+    sentence_start = max(text.rfind(c, 0, start) for c in ".!?\n")
+    return _INDIRECT_QUESTION.search(text, sentence_start + 1, start) is not None
 
 
 def _earlier(text: str, start: int, end: int) -> bool:
@@ -554,12 +575,12 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     if not gated(_ASPECT_GATES, text):
         return ()
     stated, verbs = [], []
-    asks_something = "?" in text
     for m in _FEATURE.finditer(text):
         after = _STATE_AFTER.match(text, m.end())
         # "Airplane mode? It's off": the user answers its own question (unless that answer is asked too)
-        answered = after is not None and (after.group("verb") or "").lstrip().startswith("?") and not _asked(text, after.end())
-        if asks_something and _asked(text, m.end()) and not answered:
+        answered = (after is not None and (after.group("verb") or "").lstrip().startswith("?")
+                    and not _asked(text, after.end(), after.end()))
+        if _asked(text, m.start(), m.end()) and not answered:
             continue  # "is roaming on?" asserts no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
@@ -591,7 +612,7 @@ _WORKING = r"(?: works|(?:'s| is)(?: still| now| already)? working)\b(?! not\b)"
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
         # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back" /
-        # "the signal has come back" (not "the signal is not good")
+        # "the signal has come back" (not "the signal is not good", nor "the service will come back": a hope)
         ("signal", "off", rf"{_BAR}(?:no signal|airplane mode)|"
                           r"cellular signal: none|cellular connection: no_service"
                           r"|\bno (?:signal|service|bars|reception)\b"),
@@ -601,7 +622,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
-                         r"|\b(?:signal|service|reception)(?:'s| is| has| had)? (?!not |never |no longer )(?:\w+ )?(?:come |came |been )?"
+                         r"|\b(?:signal|service|reception)(?:'s| is| has| had)? (?!not |never |no longer |will |would |should |could |might |may |must )"
+                         r"(?:\w+ )?(?:come |came |been )?"
                          r"(?:back|returned|restored|good|fine|strong|full|excellent|great)\b"
                          r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
         # the SIM card
@@ -675,20 +697,19 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     missing; "all permissions": every tracked one) in lower-cased ``text``; ``past`` when
     the clause describes an earlier state (:func:`_earlier`)."""
     out = []
-    asks_something = "?" in text
     for aspect, value, pattern in _ASPECT_PATTERNS:
         if not gated(_ASPECT_PATTERN_GATES[aspect], text):
             continue
-        if (m := pattern.search(text)) is not None and not (asks_something and _asked(text, m.end())):
+        if (m := pattern.search(text)) is not None and not _asked(text, m.start(), m.end()):
             out.append((aspect, value, _earlier(text, m.start(), m.end())))
     for m in (_NETWORK.finditer(text) if gated(_NETWORK_GATES, text) else ()):
-        if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not (asks_something and _asked(text, m.end())):
+        if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not _asked(text, m.start(), m.end()):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
             out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     if not gated(_PERMISSION_GATES, text):
         return out
     for m in _PERMISSIONS.finditer(text):
-        if asks_something and _asked(text, m.end()):
+        if _asked(text, m.start(), m.end()):
             continue
         names = [n.strip() for n in (next((g for g in m.groups() if g), None) or "all").split(",") if n.strip()]
         if any(n.startswith(("all", "every")) for n in names):

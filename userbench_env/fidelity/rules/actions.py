@@ -379,8 +379,10 @@ class UnrequestedAction(_Requests):
     needs it: the agent
     did not ask for it, and every sentence of the agent's latest text asks for something
     else, an item of the user's ("your phone number?") or another user tool by name
-    (:func:`wants_something_else`). Decided at the user's next text; applies when a user
-    tool is called."""
+    (:func:`wants_something_else`; a look at the feature the requested tool changes is
+    part of the request until that tool has run: ``check_vpn_status`` after the requested
+    ``disconnect_vpn`` returned is a look nobody asked for). Decided at the user's next
+    text; applies when a user tool is called."""
 
     name = "unrequested_action"
     tools_param = "mutating"
@@ -408,7 +410,8 @@ class UnrequestedAction(_Requests):
             at, latest = next(((at, said) for at, _, said, _ in reversed(agent) if at < clock), (0, ""))
             asked = asks_for_call(latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments)))
             if call.name not in self._mutating:  # a check (or a name no tool has: it changes nothing either)
-                if not asked and wants_something_else(self._mentions, latest, call.name):
+                done = frozenset(c.name for at_call, c, _ in calls if at < at_call < clock)  # run since the request
+                if not asked and wants_something_else(self._mentions, latest, call.name, done):
                     self.settle_all(turn, True)
                 continue
             key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
@@ -420,16 +423,17 @@ class UnrequestedAction(_Requests):
 _AGENT_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 
 
-def wants_something_else(mentions: ToolMentions, agent_text: str, check: str) -> bool:
+def wants_something_else(mentions: ToolMentions, agent_text: str, check: str, done: frozenset[str] = frozenset()) -> bool:
     """True when every sentence of ``agent_text`` asks for an item of the user's
     (:func:`~userbench_env.tasks.extract.requested_kinds`) or names user tools of
     ``mentions`` on other matters than ``check``: nothing in it is what running ``check``
     answers (a greeting, a question about the phone, an outcome reported: it may be; so may
-    a look at the feature a named tool changes, "check_vpn_status" before "disconnect_vpn")."""
+    a look at the feature a named tool changes, "check_vpn_status" before "disconnect_vpn",
+    but not once that tool is ``done``, run since the text: its result told the outcome)."""
     matter = _matter(check)
     sentences = [s for s in _AGENT_SENTENCES.findall(agent_text) if s.strip()]
     return bool(sentences) and all(requested_kinds(s) or (named := mentions.find(s) - {check})
-                                   and not any(_matter(tool) & matter for tool in named) for s in sentences)
+                                   and not any(_matter(tool) & matter for tool in named - done) for s in sentences)
 
 
 def _matter(tool: str) -> frozenset[str]:

@@ -68,7 +68,9 @@ class DumpsBlueprint(Rule):
     recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
-    user ids, phone numbers and a self-introduction in any message, and the values of
+    user ids, phone numbers and a self-introduction in any message, but for those of the kinds
+    the agent's latest text asked for: "your email?" answered with the old and the new one
+    lists nothing; and the values of
     ``identity``, the scenario's own account items, in the opening: its name, zip code, the card it pays with,
     ...; later, the agent asks for them). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
@@ -137,7 +139,8 @@ class DumpsBlueprint(Rule):
         self._spent = self.compiled.spend(text, spent)
         if reading is not None:
             agent = self.feed.agent
-            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1, spent)
+            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1, spent,
+                                          agent[-1][3] if agent else _NOTHING)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -241,13 +244,16 @@ class RecitalReader:
                      for c, before in zip(self.compiled, spent))
 
     def _read(self, text: str, prompt: frozenset[str] = frozenset(), opening: bool = False,
-              spent: tuple[frozenset[int], ...] = ()) -> tuple[tuple[str, str], ...] | None:
+              spent: tuple[frozenset[int], ...] = (), answered: frozenset[str] = frozenset()
+              ) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
         scenario words of the agent's latest text, ``opening``: the text is the user's first
         (see :meth:`_outcome`), ``spent``: per criterion, the sentences earlier messages
-        recited (:meth:`spend`), which do not count. An opening listing :data:`LISTED_IDENTITY` of the user's own
+        recited (:meth:`spend`), which do not count, ``answered``: the item kinds the agent's
+        latest text asked for, whose values the text gives in answer (no identity items
+        listed). An opening listing :data:`LISTED_IDENTITY` of the user's own
         identity items recites its known info (every criterion fails)."""
         # the user's own identity items an opening lists (later, the agent asks for them)
         lowered = lower(text)
@@ -258,7 +264,7 @@ class RecitalReader:
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
-        found = identity_items(text, identifiers(text))
+        found = identity_items(text, identifiers(text), answered)
         unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
                    for k, c in enumerate(self.compiled)]
         outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY else
