@@ -482,7 +482,7 @@ _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|neve
 #: A status bar, as a tool result shows it or a user reads it out: to the end of its line, or
 #: of the sentence it is read out in ("Status bar: 4 bars, 5G, Data Enabled, 64%. So airplane
 #: mode was on after all": the next sentence is the user's own, no reading of the bar).
-_BAR_READING = r"(?:[^\n.!?]|[.!?](?=\S))*"
+_BAR_READING = r"[^\n.!?]*(?:[.!?](?=\S)[^\n.!?]*)*"
 _BAR = "status bar:" + _BAR_READING
 _STATUS_BAR = re.compile(f"status bar:({_BAR_READING})")
 #: The features a status bar names while they are on, each with whether leaving it out shows
@@ -522,6 +522,8 @@ _INDIRECT_QUESTION = re.compile(r"\b(?:know|tell me|tell us|wonder|wondering|ask
 def _asked(text: str, start: int, end: int) -> bool:
     """True when the clause of ``text`` going on at ``end`` is a question (ends with "?"),
     or its sentence asks it indirectly before ``start`` (:data:`_INDIRECT_QUESTION`)."""
+    if "?" not in text and " if " not in text and "whether" not in text:
+        return False  # (a cheap gate: most texts ask nothing)
     stop = _CLAUSE_END.search(text, end)
     if stop is not None and stop.group(0) == "?":
         return True
