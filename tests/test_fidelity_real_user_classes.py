@@ -2368,3 +2368,13 @@ def test_an_opening_asking_the_reasons_whether_questions_recites_nothing():
         ("user", "Hello! I sent some things to my daughter and she never got them. Where was the order shipped, what's "
                  "the tracking number, and is it still on its way? I'd also like to check the tablet's storage.")])
     assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+# -- round 20, part 4: Caribbean "mih" for "my" -----------------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Mobile data on mih phone stop working near the end of the month.", ()),
+    ("Mobile data on mih phone is off now.", (("mobile data", "off"),)),
+    ("Mobile data on my phone is off now.", (("mobile data", "off"),)),
+])
+def test_dialect_my_before_the_phone(text, states):
+    assert device_states(text) == states
