@@ -678,10 +678,18 @@ def identity_items(text: str, identifiers: tuple[str, ...], answered: frozenset[
     :func:`~userbench_env.fidelity.text.identifiers` reads them) that are emails, user ids
     or phone numbers, and a self-introduction by name; items of the ``answered`` kinds (what
     the agent asked for: ``email``, ``user_id``, ``phone_number``, ``name``) aside."""
-    kinds = ("email" if "@" in token else "user_id" if "_" in token else "phone_number" if sum(c.isdigit() for c in token) >= 10
-             else None for token in set(identifiers))
-    items = sum(1 for kind in kinds if kind is not None and kind not in answered)
+    items = sum(1 for token in set(identifiers) if (kind := _identity_kind(token)) is not None and kind not in answered)
     return items + ("name" not in answered and _SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
+
+
+def _identity_kind(token: str) -> str | None:
+    """The identity item kind of an identifier: ``email``, ``user_id`` (snake case) or
+    ``phone_number`` (ten digits or more); None for any other."""
+    if "@" in token:
+        return "email"
+    if "_" in token:
+        return "user_id"
+    return "phone_number" if sum(c.isdigit() for c in token) >= 10 else None
 
 
 #: A labelled value: an item's name, a linking word, the value up to the end of its clause.
@@ -972,10 +980,12 @@ _MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)
 
 
 #: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
-#: charged me 89.99.", "paid near 400 for that ticket"): the number ends the clause or a function word follows it. (A number
-#: before a noun counts things or time: "paid 2 invoices", "paid 3 days ago".)
+#: charged me 89.99.", "paid near 400 for that ticket"): the number ends the clause or a
+#: function word follows it. (A number before a noun counts things or time: "paid 2
+#: invoices", "paid 3 days ago".)
 _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me| us)?"
-                       r"(?: (?:about|around|like|only|just|almost|nearly|near|close to|over|under|roughly|maybe))? (\d[\d,]*)(?:\.\d{1,2})?"
+                       r"(?: (?:about|around|like|only|just|almost|nearly|near|close to|over|under|roughly|maybe))?"
+                       r" (\d[\d,]*)(?:\.\d{1,2})?"
                        r"(?=\s*(?:[.,;:!?)](?!\d)|$)|\s(?:for|on|to|in|and|but|at|so|when|then|now|already|total|altogether"
                        r"|each|last|this|that|with|by|plus|or|not|though|tho)\b)")
 

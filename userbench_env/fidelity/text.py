@@ -137,10 +137,12 @@ _FALLBACK = re.compile(
 )
 
 
+#: Verbs of finding out, before an "if" or "whether" that asks rather than sets a condition.
+_FINDING_OUT = r"know|knowing|wonder|wondering|check|see"
 #: "If" asking whether, after a verb of finding out, its clause running to the sentence's end
 #: ("you want to know the tracking number, and if the order is still in transit", "you wonder
 #: if the agent can split the payment"): a question the user has, no condition.
-_WHETHER_IF = re.compile(r"\b(?:know|knowing|wonder|wondering|check|find out|see)\b(?:(?!\bif\b)[^.;])*\bif\b(?=[^,;]*$)", re.I)
+_WHETHER_IF = re.compile(rf"\b(?:{_FINDING_OUT}|find out)\b(?:(?!\bif\b)[^.;])*\bif\b(?=[^,;]*$)", re.I)
 
 
 def states_condition(sentence: str) -> bool:
@@ -445,7 +447,8 @@ _STATE_AFTER = re.compile(
     # the feature put before the one who set it ("roaming I already switched on before I flew")
     r"|\s+(?:i|we)(?:'ve| have| had)?\s+(?:(?:already|just|also)\s+)?(?:turned|switched|put|set|left|flipped|toggled|kept))?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
-    rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|set|showing|"
+    rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|"
+    r"set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
     r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
     r"(?:yes|no)(?![ \t]+[a-z])|"
@@ -454,10 +457,10 @@ _STATE_AFTER = re.compile(
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
 _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initially|until|beforehand|back then)\b")
-#: Past verbs before a feature in its clause ("it showed airplane mode on").
 #: The start of a change before a span, no "to" between ("from Poor on 2G ..."), and its end after it.
 _FROM_LEAD = re.compile(r"\bfrom\b(?:(?!\bto\b).)*$")
 _TO = re.compile(r"\bto\b")
+#: Past verbs before a feature in its clause ("it showed airplane mode on").
 _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
@@ -468,7 +471,8 @@ _VERB_BEFORE = re.compile(
 _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
 #: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"),
 #: or "all" on it ("no wifi, so it's all on my mobile data"): what the user depends on, not a feature's state.
-_NOT_DEPENDING = r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )(?<!\ball )"
+_NOT_DEPENDING = (r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
+                  r"(?<!\ball )")
 _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
                           r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
                           + r"(connected to|hooked up to|hooked to|using|on|off|in)\s+" + _LINK_DETERMINER +
@@ -516,7 +520,7 @@ _CLAUSE_END = re.compile(r"[.!?\n,;]")
 
 
 #: An indirect question: "tell me whether the service is back", "let me know if roaming is on".
-_INDIRECT_QUESTION = re.compile(r"\b(?:know|tell me|tell us|wonder|wondering|ask|asking|check|see|sure)\s+(?:whether|if)\b")
+_INDIRECT_QUESTION = re.compile(rf"\b(?:{_FINDING_OUT}|tell me|tell us|ask|asking|sure)\s+(?:whether|if)\b")
 
 
 def _asked(text: str, start: int, end: int) -> bool:
@@ -558,7 +562,8 @@ _DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+
                   (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\b(?:don )?dey\b"), "is"),
                   (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),
                   (re.compile(r"\ban'(?!\w)"), "and"),
-                  (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"), "my"))
+                  (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"),
+                   "my"))
 
 
 def _standard_forms(text: str) -> str:
@@ -626,7 +631,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
                          r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
-                         r"|\b(?:signal|service|reception)(?:'s| is| has| had)? (?!not |never |no longer |will |would |should |could |might |may |must )"
+                         r"|\b(?:signal|service|reception)(?:'s| is| has| had)? "
+                         r"(?!not |never |no longer |will |would |should |could |might |may |must )"
                          r"(?:\w+ )?(?:come |came |been )?"
                          r"(?:back|returned|restored|good|fine|strong|full|excellent|great)\b"
                          r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),

@@ -423,7 +423,8 @@ class UnrequestedAction(_Requests):
 _AGENT_SENTENCES = re.compile(r"[^.!?\n]+[.!?]*")
 
 
-def wants_something_else(mentions: ToolMentions, agent_text: str, check: str, done: frozenset[str] = frozenset()) -> bool:
+def wants_something_else(mentions: ToolMentions, agent_text: str, check: str,
+                         done: frozenset[str] = frozenset()) -> bool:
     """True when every sentence of ``agent_text`` asks for an item of the user's
     (:func:`~userbench_env.tasks.extract.requested_kinds`) or names user tools of
     ``mentions`` on other matters than ``check``: nothing in it is what running ``check``

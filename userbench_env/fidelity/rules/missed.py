@@ -49,8 +49,8 @@ class Withholding(_Watches):
     * it states some of several values and denies the rest (in a clause that asks nothing:
       "... on my other reservation?" asks about it; offering the rest for later denies
       nothing: :func:`~userbench_env.fidelity.language.offers_later`), or answers with
-      only a part of the value (a first name for a full name), or, asked for two items, names and gives
-      the other one, denying nothing and asking nothing back, and leaves this one out
+      only a part of the value (a first name for a full name), or, asked for two items,
+      names and gives the other one, denying nothing and asking nothing back, and leaves this one out
       ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
       partial answers.
 

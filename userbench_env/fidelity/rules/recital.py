@@ -45,9 +45,9 @@ class DumpsBlueprint(Rule):
     further recited sentence must bring a word the ones before it did not (two sentences
     restating one goal are one recital; a sentence whose words another holds is dropped).
     A sentence an earlier user message disclosed (held the words it needs, and half of
-    its words: :meth:`RecitalReader.spend`) never counts again (confirming "the 21:00 flight, the 3 bags and the
-    insurance" after having asked for them is no premature disclosure). A sentence the
-    agent's latest text asked about (sharing a word with it, courtesies
+    its words: :meth:`RecitalReader.spend`) never counts again (confirming "the 21:00
+    flight, the 3 bags and the insurance" after having asked for them is no premature
+    disclosure). A sentence the agent's latest text asked about (sharing a word with it, courtesies
     aside: :data:`AGENT_COURTESY`) never counts: answering the agent's questions (often
     numbered) with what the scenario says about them is no recital; nor does one sharing a
     word with the user's own tool results since then (reporting what its phone showed, "the
