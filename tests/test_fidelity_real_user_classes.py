@@ -2378,3 +2378,43 @@ def test_an_opening_asking_the_reasons_whether_questions_recites_nothing():
 ])
 def test_dialect_my_before_the_phone(text, states):
     assert device_states(text) == states
+
+
+# -- round 21, part 1: asking the agent what to try next is the customer's part -----------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I have done that, but the status bar still shows No Signal. What would you like me to try next?", False),
+    ("Mobile data is on now. What would you like me to do next?", False),
+    ("What would you like me to do with the order today?", True),  # the agent's offer to act on the record
+    ("What would you like to do today?", True),
+])
+def test_asking_what_to_try_next_is_no_agent_speech(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 21, part 2: the conversation called "this scenario", the task "the one given"; a refusal in the
+# -- progressive ----------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Thanks. As I've got no open bookings to change in this scenario, I think we're done. ###STOP###", True),
+    ("cool thats all for this scenario from me ###STOP###", True),
+    ("Great, that finishes the task I was given, so nothing more from me.", True),
+    ("What happens to my refund in this scenario?", False),  # a customer's hypothetical
+    ("Worst case scenario I just cancel it.", False),
+    ("My manager gave me one task today: get this card replaced.", False),
+])
+def test_calling_the_conversation_its_scenario_steps_out_of_the_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("text, refuses", [
+    ("Ah no, I'd rather not be giving out my birthday over the phone.", True),
+    ("I'm not comfortable sharing my email with you.", True),
+    ("I'd rather not wait, so please go ahead with the refund.", False),
+])
+def test_a_refusal_in_the_progressive_is_a_refusal(text, refuses):
+    from userbench_env.fidelity.language import REFUSAL
+
+    assert bool(REFUSAL.search(text.lower())) is refuses

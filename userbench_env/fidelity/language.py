@@ -204,7 +204,9 @@ _DENIAL = (
 _REFUSAL = (
     r"\b(?:rather not|prefer not|'d prefer not|not comfortable|uncomfortable|not going to|won'?t|will not|refuse|"
     r"not willing to|do not want to|don'?t want to|don'?t feel like|not allowed to|can'?t give|cannot give)\b"
-    r"[^.!?]{0,40}\b(?:give|share|say|tell|provide|disclose|hand over|send|read out|reveal)\b"
+    # (in the progressive too: "I'd rather not be giving out my date of birth")
+    r"[^.!?]{0,40}\b(?:giv(?:e|ing)|shar(?:e|ing)|say(?:ing)?|tell(?:ing)?|provid(?:e|ing)|disclos(?:e|ing)|hand(?:ing)? over|"
+    r"send(?:ing)?|read(?:ing)? out|reveal(?:ing)?)\b"
     r"|\bnone of your business\b|\bthat'?s private\b|\bkeep (?:that|it) (?:private|to myself)\b"
 )
 DENIAL = re.compile(_DENIAL)
@@ -433,13 +435,17 @@ _AS_AGENT: Gated = _gated(
      # the article dropped, as a learner drops it: "I am just AI test user"
      r"|\b(?:i'?m|i am)(?: just| only)? (?:ai|a\.i\.|bot|llm)\b(?!-)"),
     (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
-      "test "),
+      "test ", "task "),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
      # script", "I'm just the test user" (not the pharmacy's: "they have my script ready")
      r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off|end of) my script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
+     # the conversation called its scenario, or its task the one given, in what the speaker says of itself ("that's
+     # everything for this scenario on my end", "that completes the task I was given"; asking what happens "in
+     # this scenario" is a customer's hypothetical)
+     r"|\b(?:in|for) this scenario\b(?![^.!?]*\?)|\bthe task (?:i was|i'?ve been|i have been) given\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
      # an AI playing a part, in any grammar: "I only one AI playing da customer"
@@ -471,7 +477,8 @@ _AS_AGENT: Gated = _gated(
      r"|\banything else (?:you need(?! from me| me to| to know|,? (?:just )?ask (?:me|it|them|all))"
      r"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
-     r"|\bwhat would you like (?:to do|me to|help)\b"
+     # (asking what to try next is the customer's part: "what would you like me to try next?")
+     r"|\bwhat would you like (?:to do|me to(?! (?:try|run|check|test)\b| do next\b)|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of
      # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
