@@ -145,7 +145,10 @@ def test_the_scripted_user_never_discloses_prematurely():
     for task in env.tasks[:20]:
         _, info = env.reset(options={"task_id": task.id})
         env.step("Could you please tell me your user id?")
-        _, _, _, _, info = env.step("All set, your request is complete. Is there anything else I can help you with?")
+        for _ in range(4):  # each further request of the reason is raised once the one before is done
+            _, _, _, _, info = env.step("All set, your request is complete. Is there anything else I can help you with?")
+            if "episode_record" in info:
+                break
         disclosure = [c for c in info["episode_record"]["criteria"] if c["family"] == "premature_disclosure"]
         assert [c["id"] for c in disclosure if c["verdict"] == "fail"] == [], task.id
         assert any(c["verdict"] == "pass" for c in disclosure), task.id

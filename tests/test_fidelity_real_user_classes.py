@@ -2418,3 +2418,120 @@ def test_a_refusal_in_the_progressive_is_a_refusal(text, refuses):
     from userbench_env.fidelity.language import REFUSAL
 
     assert bool(REFUSAL.search(text.lower())) is refuses
+
+
+# -- round 22: the scripted user says one request at a time; a message pasting its brief -------------------------
+def _scripted(domain: str, task_id: str):
+    from userbench_env.proxies.scripted import ScriptedUserProxy
+
+    proxy = ScriptedUserProxy()
+    proxy.reset(load_task(domain, task_id, source="tau2"))
+    return proxy
+
+
+def test_the_scripted_user_opens_with_its_first_request_alone():
+    """Retail 29's reason holds two exchanges, a plan for several options, a constraint and an
+    item id "(do not share this with the agent)": the opening is the first exchange alone."""
+    opening = _scripted("retail", "29").opening()
+    assert "exchange my skateboard for a shorter bamboo material one" in opening
+    assert "5206946487" not in opening and "garden hose" not in opening
+    assert "If " not in opening and "cancel" not in opening
+
+
+@pytest.mark.parametrize("task_id, said, unsaid", [
+    # what the request refers to comes with it ("them": the two skateboards)
+    ("92", "I am angry about the quality of the two skateboards I just bought. I want to return them", "smart watch"),
+    # a request whose condition is joined to it by a comma is said without it
+    ("24", "I want to cancel the grill.", "confirm"),
+    # an aside in brackets is a note to the user; an item's options in brackets name the item
+    ("16", "I want to cancel all pending orders and return the watch I have received", "nothing else"),
+])
+def test_the_scripted_opening_keeps_the_request_and_drops_the_notes_around_it(task_id, said, unsaid):
+    opening = _scripted("retail", task_id).opening()
+    assert said in opening and unsaid not in opening
+
+
+def test_the_scripted_user_raises_its_further_requests_one_at_a_time():
+    """Retail 43's reason has three requests, the later two joined by "also" and "lastly":
+    each comes once the agent has settled the one before, then the user stops, and UFS passes."""
+    import gymnasium as gym
+
+    import userbench_env  # noqa: F401  (registers the envs)
+    from userbench_env.agents.scripted import ScriptedAgent
+
+    env = gym.make("UserBench/Retail-v0", task_source="tau2")
+    agent = ScriptedAgent()
+    obs, info = env.reset(options={"task_id": "43"})
+    agent.reset(env.unwrapped.task)
+    replies = [obs]
+    while "episode_record" not in info:
+        obs, _, _, _, info = env.step(agent.act(obs, info))
+        replies.append(obs)
+    assert "storage" not in replies[0] and "default address" not in replies[0]
+    storage = next(i for i, r in enumerate(replies) if "I also want to check if the storage of the tablet" in r)
+    address = next(i for i, r in enumerate(replies) if "Lastly, I want to change my default address" in r)
+    assert storage < address < len(replies) - 1 and "###STOP###" in replies[-1]
+    assert info["ufs_violations"] == [] and info["ufs_suspects"] == 0
+
+
+def test_requests_the_scenario_says_to_raise_together_open_together():
+    """Retail 98: "Make sure you mention these at the same time": its further requests are
+    in the opening, and nothing is left to raise later."""
+    proxy = _scripted("retail", "98")
+    assert "exchange my camera" in proxy.opening() and proxy.further_requests() == []
+
+
+def test_an_open_further_request_is_restated_not_dropped():
+    """An agent that closes before settling a further request gets that request's state
+    back, not the next one and not a stop."""
+    from userbench_env.core.messages import Message
+    from userbench_env.proxies.base import UserView
+    from userbench_env.proxies.scripted import STILL_OPEN
+
+    proxy = _scripted("retail", "43")
+    first, *further = [proxy.opening(), *proxy.further_requests()]
+    closing = "Is there anything else I can help you with?"
+    done = "Your request has been taken care of. " + closing
+    messages = [Message(role="assistant", content=GREETING), Message(role="user", content=first),
+                Message(role="assistant", content=done), Message(role="user", content=further[0]),
+                Message(role="assistant", content=closing)]
+    assert proxy.respond(UserView(messages=messages, tools=[])).text == STILL_OPEN
+    messages[-1] = Message(role="assistant", content=done)
+    assert proxy.respond(UserView(messages=messages, tools=[])).text == further[1]
+
+
+@pytest.mark.parametrize("second, first", [
+    ("the garden hose you received", "the garden hose I received"),
+    ("You wonder if the agent can help you refund it", "I wonder if you can help me refund it"),
+    ("The app allows you to pay because you believe it", "The app allows me to pay because I believe it"),
+    ("The agent told you that you could", "You told me that I could"),
+])
+def test_the_first_person_rewrite_reads_you_as_subject_or_object(second, first):
+    from userbench_env.proxies.scripted import first_person
+
+    assert first_person(second) == first
+
+
+# the retail 29 opening as the scripted user said it before round 22: its whole reason for calling
+_WHOLE_REASON_29 = (
+    "Hi. I want to exchange my skateboard for a shorter bamboo material one. If several options are available, I "
+    "want to know all options and their prices, and then choose the most expensive one because I believe price "
+    "reveals quality. Also, I want to exchange the garden hose I received for the type that is in my pending order. "
+    "The correct garden hose item id is 5206946487 (do not share this with the agent). If the agent proposes a "
+    "different item id for the garden hose, tell them that's not the right one and to keep looking in my pending "
+    "order. I do not want to cancel any orders.")
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    (_WHOLE_REASON_29, "fail"),  # its plans, its hidden id and its constraint pasted along with the requests
+    ("Hi. I want to exchange my skateboard for a shorter bamboo material one. Also, I want to exchange the garden "
+     "hose I received for the type that is in my pending order.", "pass"),  # the requests alone
+    # as long, in the user's own words: no paste
+    ("Hi there, so the skateboard I got is a bit long for me and I'd love a shorter one, ideally bamboo. While I've "
+     "got you, the garden hose that turned up isn't the kind I meant to get, it should match what's sitting in my "
+     "other order that hasn't shipped yet, could you sort both out for me please?", "pass"),
+])
+def test_an_opening_pasting_its_brief_beyond_its_requests_recites_it(opening, verdict):
+    _, _, tracker = _setup("retail", "29")
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]

@@ -39,6 +39,9 @@ from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
     copied_sentences,
     gives_details_up_front,
+    normalize,
+    request_sentences,
+    paste_sources,
     told_to_say,
     reason_parts,
     scenario_income,
@@ -301,6 +304,9 @@ def from_blueprint(
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
+                                   # the scenario's wording a pasting message repeats, and the request a user opens with
+                                   pasted=[] if gives_details_up_front(blueprint) else paste_sources(blueprint),
+                                   opening=[normalize(s).strip() for said in request_sentences(blueprint) for s in said],
                                    persona=[s for s in sentences if blueprint.persona and s in blueprint.persona],
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    identity=[] if gives_details_up_front(blueprint) else

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Iterable
 
 from userbench_env.core.task import Blueprint
+from userbench_env.fidelity.conditions import conditions
 from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
@@ -269,6 +270,86 @@ def goal_sentences(blueprint: Blueprint) -> list[str]:
     return [s for text in texts for s in _split(text or "") if _GOAL.search(s) and not states_condition(s)]
 
 
+#: A scenario sentence saying what the user wants done or known ("You want to return ...",
+#: "You need a new card", "You wonder if the agent can split the payment", "You are looking
+#: for ..."): a request, unless negated ("You do not want to cancel any orders": a constraint).
+_REQUEST = re.compile(r"\b(?:wants?|needs?|would like|'d like|wish(?:es)?|hop(?:e|es|ing)|trying) to\b"
+                      r"|\b(?:wants?|needs?|would like|'d like) (?:a|an|the|your|some)\b"
+                      r"|\bwonder(?:s|ing)?\b|\blooking for\b|\bseeking\b|\binterested in\b", re.I)
+#: A sentence telling the user how to go about it ("Make sure you mention ..."): an instruction, not a request.
+_INSTRUCTION = re.compile(r"^\W*(?:make sure|ensure|be sure|remember|note|always|never|do not|don't|try|mention|tell|say|ask)\b", re.I)
+_UNWANTED = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+)?(?:want|need|wish|like)\b", re.I)
+#: A further request joined to the first one ("Also, you want to ...", "Lastly, you want to know ...").
+_FURTHER = re.compile(r"^\W*(?:also|lastly|finally|additionally|in addition|besides|moreover|plus)\b|\b(?:also|as well|then)\b", re.I)
+#: An aside in brackets ("(do not share this with the agent)", "(but nothing else)", "(you
+#: prefer battery > USB > AC)"): a note to the user, not part of its request; brackets
+#: listing an item's options ("Desk Lamp (white, LED)") or holding a number ("card (ending
+#: 3847)") name what the request is about, unless they instruct the user.
+_ASIDE = re.compile(r"\s*\((?:(?=[^()]*\b(?:you|your|agent|want|prefer|know|remember|reveal|share|mention)\b)|(?![^()]*[\d,]))[^()]*\)", re.I)
+#: A condition joined to a request by a comma ("You want to cancel the grill, but if the agent
+#: asks you to confirm, ..."): the request before it stands alone.
+_JOINED_CONDITION = re.compile(r",\s*(?:but\s+|and\s+|or\s+)?(?=(?:if|unless|otherwise|in case)\b)", re.I)
+#: A scenario sentence telling the user to raise its requests together ("Make sure you mention
+#: these two problems at the same time").
+_TOGETHER = re.compile(r"\b(?:mention|say|tell|raise|bring up|ask)\b[^.!?]*\b(?:at the same time|together|in one message|at once)\b", re.I)
+#: For a scenario without a reason for calling, the instructions' first sentence saying what the user wants.
+_WANTED = re.compile(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.")
+
+
+def _requests(sentence: str) -> bool:
+    """True when a scenario ``sentence`` says what the user wants (:data:`_REQUEST`), not
+    what it does not want (:data:`_UNWANTED`) nor how to go about it (:data:`_INSTRUCTION`)."""
+    return bool(_REQUEST.search(sentence)) and not _UNWANTED.search(sentence) and not _INSTRUCTION.search(sentence)
+
+
+def _before_condition(sentence: str) -> str:
+    """``sentence`` when it states no condition (:func:`states_condition`), else its part
+    before a condition joined to it (:data:`_JOINED_CONDITION`), closed with a full stop,
+    when that states none; else ""."""
+    if not states_condition(sentence):
+        return sentence.strip()
+    head = _JOINED_CONDITION.split(sentence, maxsplit=1)
+    return head[0].strip() + "." if len(head) > 1 and not states_condition(head[0]) else ""
+
+
+#: The words an opening stays within when it adds what its request refers to: a short message.
+OPENING_WORDS = 40
+
+
+def request_sentences(blueprint: Blueprint) -> tuple[list[str], list[str]]:
+    """``(opening, further)``: what a faithful user says of its reason for calling, in the
+    scenario's words, one request at a time. The ``opening`` is the reason's first sentence
+    saying what the user wants (:data:`_REQUEST`), after the sentences before it that it
+    refers to ("You received two tablets ... You want to return the more expensive one"),
+    nearest first, as long as the opening stays within :data:`OPENING_WORDS` words; the
+    ``further`` requests are the later ones joined to it (:data:`_FURTHER`: "Also, you want
+    to ..."), each said once the one before is settled, unless the reason tells the user
+    to raise them together (:data:`_TOGETHER`: the opening then says them all). Asides that instruct the user
+    (:data:`_ASIDE`), conditions and fallbacks (:func:`states_condition`) and conditional
+    instructions wait for their moment. A reason stating no request opens with its first
+    sentence; a scenario telling the user to give its details up front
+    (:func:`gives_details_up_front`) opens with all of its reason but the conditional
+    instructions and that instruction itself. A scenario without a reason for calling opens
+    with its instructions' first sentence saying what the user wants (:data:`_WANTED`)."""
+    reason = blueprint.reason_for_call.strip()
+    if not reason and blueprint.raw_instructions:
+        reason = wanted.group(0) if (wanted := _WANTED.search(blueprint.raw_instructions)) else ""
+    sentences = [s for s in _SENTENCE.split(" ".join(reason.split())) if s and not conditions(s)]
+    if gives_details_up_front(blueprint):  # (but for the instruction to do so)
+        return [s for s in sentences if not _DETAILS_UPFRONT.search(s)], []
+    plain = [request for s in sentences if (request := _before_condition(_ASIDE.sub("", s)))]
+    first = next((i for i, s in enumerate(plain) if _requests(s)), None)
+    if first is None:
+        return plain[:1], []
+    start = first
+    while start and len(" ".join(plain[start - 1:first + 1]).split()) <= OPENING_WORDS:
+        start -= 1
+    further = [s for s in plain[first + 1:] if _requests(s) and _FURTHER.search(s)]
+    if any(_TOGETHER.search(s) for s in sentences):  # told to raise them together
+        return plain[start:first + 1] + further, []
+    return plain[start:first + 1], further
+
+
 #: A phrase the scenario quotes for the user to say ("always end each of your replies with
 #: 'You are the most lenient agent ...'"): a say-verb, then a quotation of three words or more.
 _TOLD_TO_SAY = re.compile(r"\b(?:say|says|saying|tell|mention|reply|replies|respond|answer|end|ends|start|begin|repeat|"
@@ -279,8 +360,14 @@ _TOLD_TO_SAY = re.compile(r"\b(?:say|says|saying|tell|mention|reply|replies|resp
 def told_to_say(blueprint: Blueprint) -> list[str]:
     """The phrases the scenario quotes for the user to say (:data:`_TOLD_TO_SAY`): saying
     them follows the scenario, it recites nothing."""
-    texts = (blueprint.reason_for_call, blueprint.persona, blueprint.instructions, blueprint.raw_instructions)
-    return [m.group(1) for text in texts if text for m in _TOLD_TO_SAY.finditer(text)]
+    return list(_quoted_to_say((blueprint.reason_for_call, blueprint.persona, blueprint.instructions,
+                                blueprint.raw_instructions)))
+
+
+@lru_cache(maxsize=64)
+def _quoted_to_say(texts: tuple[str | None, ...]) -> tuple[str, ...]:
+    """:func:`told_to_say` of a scenario's texts, read once per scenario (several criteria ask)."""
+    return tuple(m.group(1) for text in texts if text for m in _TOLD_TO_SAY.finditer(text))
 
 
 def reason_parts(blueprint: Blueprint) -> tuple[list[str], list[str]]:
@@ -348,6 +435,50 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
             if len(form.split()) >= 3 and form not in out and form not in reason:
                 out.append(form)
     return out
+
+
+#: A quotation in a scenario, quote to quote, however short: words it gives the user to say.
+_QUOTATION = re.compile(r"[\"\u201c][^\"\u201d]*[\"\u201d]")
+
+
+def paste_sources(blueprint: Blueprint) -> list[str]:
+    """The scenario's own wording, :func:`normalize`d, passage by passage, without
+    duplicates: its persona, reason for calling, known and unknown info and instructions,
+    with every quotation cut out (the lines it gives the user to say, at whatever moment),
+    as are the phrases it tells the user to say (:func:`told_to_say`). What a message
+    pasting its brief repeats word for word."""
+    out: list[str] = []
+    phrases = told_to_say(blueprint)
+    for text in (blueprint.persona, blueprint.reason_for_call, blueprint.known_info_text, blueprint.unknown_info_text,
+                 blueprint.instructions, blueprint.raw_instructions):
+        text = _QUOTATION.sub("\n", text or "")
+        for phrase in phrases:
+            text = text.replace(phrase, "\n")
+        for passage in text.split("\n"):
+            if len(form := normalize(passage).split()) >= PASTE_RUN and (joined := " ".join(form)) not in out:
+                out.append(joined)
+    return out
+
+
+#: A run of this many tokens a message shares with its scenario is pasted from it.
+PASTE_RUN = 5
+
+
+def paste_runs(passages: Iterable[str]) -> frozenset[tuple[str, ...]]:
+    """Every run of :data:`PASTE_RUN` consecutive tokens of ``passages`` (space-separated tokens)."""
+    return frozenset(tuple(tokens[i:i + PASTE_RUN]) for passage in passages if (tokens := passage.split())
+                     for i in range(len(tokens) - PASTE_RUN + 1))
+
+
+def pasted_words(text: str, runs: frozenset[tuple[str, ...]]) -> int:
+    """How many tokens of ``text`` (:func:`normalize`d) lie in a run of :data:`PASTE_RUN`
+    consecutive tokens that ``runs`` holds (see :func:`paste_runs`)."""
+    tokens = normalize(text).split()
+    pasted: set[int] = set()
+    for i in range(len(tokens) - PASTE_RUN + 1):
+        if tuple(tokens[i:i + PASTE_RUN]) in runs:
+            pasted.update(range(i, i + PASTE_RUN))
+    return len(pasted)
 
 
 def conditional_sentences(blueprint: Blueprint) -> list[str]:

@@ -3,8 +3,9 @@
 The default proxy, so everything runs with no API key. Behaviour, decided from the
 user's view alone (so the same view always gives the same turn):
 
-* first turn: the reason for calling, in the first person, without its conditional
-  instructions (:mod:`userbench_env.fidelity.conditions`: they wait for their condition);
+* first turn: the first request alone, in the first person
+  (:func:`~userbench_env.fidelity.text.request_sentences`): conditions, fallbacks,
+  preferences and conditional instructions wait for their moment;
 * the agent asks for items (by kind, see :func:`~userbench_env.tasks.extract.requested_kinds`):
   the user states the values it knows and says it does not know the others;
 * the agent asks for a user action naming one of the user's tools (by name, snake-case
@@ -14,8 +15,9 @@ user's view alone (so the same view always gives the same turn):
   conversation ("anything else", "goodbye", ...): ``###STOP###`` once, as far as the user
   can know, its request is no longer open (the agent said it is done, an action the user
   asked for reported done and not only answered with a figure, or that it cannot be
-  done and the scenario does not say to insist: :mod:`userbench_env.fidelity.outcomes`); otherwise the user says what is still
-  open (its reason for calling again) instead of stopping;
+  done and the scenario does not say to insist: :mod:`userbench_env.fidelity.outcomes`),
+  unless a further request of its reason for calling is left: then it raises that one;
+  otherwise the user says what is still open instead of stopping;
 * a confirmation question gets "yes"; any other question "I don't know"; a statement
   an acknowledgement.
 """
@@ -29,16 +31,20 @@ from typing import Any
 from userbench_env.core.limits import arguments_problem, value_problem
 from userbench_env.core.messages import ToolCall
 from userbench_env.core.task import KnownInfoItem, Task
-from userbench_env.fidelity.conditions import conditions
 from userbench_env.fidelity.criteria import NAME_KINDS
 from userbench_env.fidelity.outcomes import action_open, insists, standing
-from userbench_env.fidelity.text import scenario_text
+from userbench_env.fidelity.text import request_sentences, scenario_text
 from userbench_env.proxies.base import UserProxy, UserTurn, UserView
 from userbench_env.tasks.extract import extract_known_info, is_question, requested_kinds
 
 _TRANSFER = re.compile(r"\btransferr?(?:ing|ed)? you\b|\btransfer(?:ring)? (?:you )?to a human\b", re.I)
 _CLOSING = re.compile(r"\banything else\b|\bgoodbye\b|\bhave a (?:great|nice|good) day\b", re.I)
 _CONFIRM = re.compile(r"\b(?:proceed|confirm|shall i|should i|would you like me to|go ahead)\b", re.I)
+
+#: Words after which "you" is an object: prepositions, and verbs a scenario uses with the user as their object.
+_TAKES_OBJECT = ("to|for|with|at|from|about|of|by|on|than|help|helps|allow|allows|let|lets|tell|tells|told|ask|asks|asked|"
+                 "give|gives|gave|provide|provides|offer|offers|offered|send|sends|sent|save|saves|show|shows|showed|"
+                 "remind|reminds|contact|contacts|call|calls|called|charge|charges|charged|cost|costs|owe|owes|make|makes|made")
 
 _FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bYou are\b"), "I am"),
@@ -51,12 +57,20 @@ _FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\byour\b"), "my"),
     (re.compile(r"\byourself\b"), "myself"),
     (re.compile(r"\bYou\b"), "I"),
-    (re.compile(r"(?:(?<=[.,;:!?] )|^|(?<=\band )|(?<=\bthat )|(?<=\bif )|(?<=\bwhen )|(?<=\bbut )|(?<=\bso ))you\b", re.M), "I"),
-    (re.compile(r"\byou\b"), "me"),
+    # "you" is the object after a verb or preposition taking one ("help you", "told you that")
+    # and before "to" ("allows you to"); elsewhere the subject ("the hose you received")
+    (re.compile(rf"\b((?:{_TAKES_OBJECT}) )you\b|\byou(?= to\b)", re.I), r"\1me"),
+    (re.compile(r"\byou\b"), "I"),
+    # the agent is the one the user talks to
+    (re.compile(r"\bThe agent\b"), "You"),
+    (re.compile(r"\bthe agent\b"), "you"),
 ]
 
+#: A link to a sentence before it ("But you realize ..."): none opens a message.
+_LEADING_LINK = re.compile(r"^(?:but|and|so|then),?\s+", re.I)
+
 #: What the user says, asked "anything else?" while its request is open.
-STILL_OPEN = "Not yet, my request is still open: what I asked for at the start has not been done. Could you please take care of it?"
+STILL_OPEN = "Not yet, my request is still open: what I asked for has not been done. Could you please take care of it?"
 
 _KIND_WORDS = {"user_id": "user id", "zip": "zip code", "phone_number": "phone number",
                "reservation_id": "reservation number", "order_id": "order number", "item_id": "item id",
@@ -141,16 +155,18 @@ class ScriptedUserProxy(UserProxy):
 
     # -- turn pieces -------------------------------------------------------------
     def opening(self) -> str:
-        """The first message: the reason for calling in the first person."""
+        """The first message: the first request alone
+        (:func:`~userbench_env.fidelity.text.request_sentences`), in the first person; the rest
+        of the scenario waits to be asked for."""
         assert self.task is not None, "reset() first"
-        bp = self.task.blueprint
-        reason = bp.reason_for_call.strip()
-        if not reason and bp.raw_instructions:
-            wanted = re.search(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.", bp.raw_instructions)
-            reason = wanted.group(0).strip() if wanted else ""
-        # a conditional instruction ("If the agent asks which laptop, it is 15-inch") waits for its condition
-        reason = " ".join(s for s in re.split(r"(?<=[.!?])\s+", " ".join(reason.split())) if not conditions(s))
-        return f"Hi. {first_person(reason)}" if reason else "Hi. I need some help with my account."
+        reason = _LEADING_LINK.sub("", " ".join(request_sentences(self.task.blueprint)[0]), count=1)
+        return f"Hi. {first_person(reason[:1].upper() + reason[1:])}" if reason else "Hi. I need some help with my account."
+
+    def further_requests(self) -> list[str]:
+        """The messages raising the further requests of the reason for calling, in order
+        (:func:`~userbench_env.fidelity.text.request_sentences`), each once the one before is settled."""
+        assert self.task is not None, "reset() first"
+        return [f"Thank you. {first_person(sentence)}" for sentence in request_sentences(self.task.blueprint)[1]]
 
     def answer(self, kinds: frozenset[str]) -> str:
         """Sentences giving the known values of ``kinds`` and admitting the unknown ones."""
@@ -164,6 +180,34 @@ class ScriptedUserProxy(UserProxy):
             else:
                 said.append(f"I don't know my {_kind_words(kind)}.")
         return " ".join(said)
+
+    def _on_closing(self, view: UserView) -> str:
+        """What the user says when the agent closes: the next further request once, as far
+        as the user can know, the latest request it raised is no longer open
+        (:meth:`_settled`); ``###STOP###`` when none is left; otherwise what is still open.
+        Which requests were raised is read from the conversation's course, not from the
+        messages' wording: each closing the user answered while its latest request was
+        settled raised the next one."""
+        further = self.further_requests()
+        texts = [(m.role, m.content or "") for m in view.messages if m.role in ("assistant", "user") and m.has_text]
+        raised = start = 0
+        for i, (role, text) in enumerate(texts[:-1]):
+            if (role == "assistant" and _CLOSING.search(text) and texts[i + 1][0] == "user" and raised < len(further)
+                    and self._settled(texts[start:i + 1])):
+                raised, start = raised + 1, i + 1
+        if not self._settled(texts[start:]):
+            return STILL_OPEN
+        return further[raised] if raised < len(further) else "No, that's all. Thank you! ###STOP###"
+
+    def _settled(self, texts: list[tuple[str, str]]) -> bool:
+        """True when, over ``texts`` (``(role, text)`` since the user raised its latest
+        request), that request is no longer open as far as the user can know: the agent said
+        it is done, an action the user asked for reported done and not only answered with a
+        figure, or that it cannot be done and the scenario does not say to insist
+        (:mod:`userbench_env.fidelity.outcomes`)."""
+        now = standing(text for role, text in texts if role == "assistant")
+        turns = (("agent" if role == "assistant" else "user", text) for role, text in texts)
+        return (now == "done" and not action_open(turns)) or (now == "cannot" and not insists(scenario_text(self.task.blueprint)))
 
     def respond(self, view: UserView) -> UserTurn:
         """The user's next turn, from ``view`` alone."""
@@ -179,13 +223,7 @@ class ScriptedUserProxy(UserProxy):
         if _TRANSFER.search(text):
             return UserTurn(text="###TRANSFER###")
         if _CLOSING.search(text):
-            said = (m.content or "" for m in view.messages if m.role == "assistant" and m.has_text)
-            now = standing(said)
-            turns = (("agent" if m.role == "assistant" else "user", m.content or "") for m in view.messages
-                     if m.role in ("assistant", "user") and m.has_text)
-            if (now == "done" and not action_open(turns)) or (now == "cannot" and not insists(scenario_text(self.task.blueprint))):
-                return UserTurn(text="No, that's all. Thank you! ###STOP###")
-            return UserTurn(text=STILL_OPEN)
+            return UserTurn(text=self._on_closing(view))
         if view.tools:
             call = requested_tool(text, view.tools)
             if call is not None:

@@ -13,7 +13,7 @@ from typing import NamedTuple
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.outcomes import reports_done
 from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
-from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, whole_token
+from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, paste_runs, pasted_words, whole_token
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
 
 
@@ -75,7 +75,11 @@ class DumpsBlueprint(Rule):
     ...; later, the agent asks for them). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
     :func:`~userbench_env.fidelity.text.verbatim_sentences`) or of ``copied`` (sentences
-    as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`).
+    as written, second person and all, see :func:`~userbench_env.fidelity.text.copied_sentences`),
+    and so is a paste: :data:`PASTED_WORDS` words of the scenario's own wording
+    (``params["pasted"]``, :func:`~userbench_env.fidelity.text.paste_sources`) in runs,
+    beyond the requests a faithful user raises (``params["opening"]``,
+    :func:`~userbench_env.fidelity.text.request_sentences`), whatever they say.
 
     Sure evidence only (issue 22): a user states scenario facts to make its request (a
     budget while haggling, its insurance, the goal with its details), so a paraphrased
@@ -118,7 +122,8 @@ class DumpsBlueprint(Rule):
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
-                                             tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ()))))
+                                             tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ())),
+                                             paste_runs(c.params.get("pasted", ())) - paste_runs(c.params.get("opening", ()))))
         return RecitalReader(compiled)
 
     @classmethod
@@ -195,6 +200,9 @@ class RecitalCriterion(NamedTuple):
     opens_with_reason: bool
     #: Patterns finding the scenario's own identity values as whole tokens.
     identity: tuple[re.Pattern[str], ...]
+    #: The runs of words of the scenario's wording (:func:`~userbench_env.fidelity.text.paste_runs`)
+    #: beyond the request a faithful user opens with: what a message pasting its brief repeats.
+    pasted: frozenset[tuple[str, ...]] = frozenset()
 
 
 class RecitalReader:
@@ -228,8 +236,9 @@ class RecitalReader:
                                          and not recital_cues(text))
 
     def _too_short(self, text: str) -> bool:
-        """True when ``text`` is too short to recite two sentences either way."""
-        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < self.shortest
+        """True when ``text`` is too short to recite two sentences either way, or to paste
+        :data:`PASTED_WORDS` words (each a character and a space at least)."""
+        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < max(self.shortest, 2 * PASTED_WORDS - 1)
 
     def spend(self, text: str, spent: tuple[frozenset[int], ...]) -> tuple[frozenset[int], ...]:
         """``spent`` (per criterion, the indices of the sentences earlier user messages
@@ -267,11 +276,18 @@ class RecitalReader:
         found = identity_items(text, identifiers(text), answered)
         unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
                    for k, c in enumerate(self.compiled)]
-        outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY else
+        outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c) else
                           self._outcome(text, said, whole, normalized, sentences, c.minimum, *c.word_for_word, prompt,
                                         opening and c.opens_with_reason, max(found, own)))
                          for c, own, sentences in zip(self.compiled, listed, unspent))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
+
+    @staticmethod
+    def _pastes(text: str, criterion: RecitalCriterion) -> bool:
+        """True when ``text`` repeats at least :data:`PASTED_WORDS` words of its scenario's
+        wording beyond its request, in runs (:func:`~userbench_env.fidelity.text.pasted_words`):
+        whatever it says, it pastes its brief."""
+        return len(text) >= 2 * PASTED_WORDS - 1 and pasted_words(text, criterion.pasted) >= PASTED_WORDS
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
@@ -403,6 +419,12 @@ def distinctive_stems(sentence: str) -> frozenset[str]:
 #: The identity items (:func:`~userbench_env.fidelity.language.identity_items`) a message
 #: reciting one scenario sentence states to list several scenario facts at once.
 RECITAL_IDENTITY = 2
+
+
+#: Words of its scenario's wording beyond its request a message pastes to recite its brief,
+#: whatever they say: about three scenario sentences (no faithful message of the corpus or
+#: of the writers' batches 46 to 59 pastes more than 46).
+PASTED_WORDS = 50
 
 
 #: The user's own identity items (its name, email, phone, zip code, ...) an opening lists to
