@@ -299,18 +299,18 @@ def from_blueprint(
     sentences = scenario_sentences(blueprint)
     verbatim = verbatim_sentences(blueprint)
     copied = copied_sentences(blueprint)
+    up_front = gives_details_up_front(blueprint)
     if max(len(sentences), len(verbatim), len(copied)) >= DUMP_MIN_SENTENCES:
         criteria.append(_criterion("dumps_blueprint", "premature_disclosure/dumps_blueprint",
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
                                    # the scenario's wording a pasting message repeats, and the request a user opens with
-                                   pasted=[] if gives_details_up_front(blueprint) else paste_sources(blueprint),
+                                   pasted=[] if up_front else paste_sources(blueprint),
                                    opening=[normalize(s).strip() for said in request_sentences(blueprint) for s in said],
                                    persona=[s for s in sentences if blueprint.persona and s in blueprint.persona],
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
-                                   identity=[] if gives_details_up_front(blueprint) else
-                                   [i.value for i in blueprint.known_info if i.kind in ACCOUNT_KINDS],
+                                   identity=[] if up_front else [i.value for i in blueprint.known_info if i.kind in ACCOUNT_KINDS],
                                    exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",

@@ -144,14 +144,21 @@ class ScriptedUserProxy(UserProxy):
     def __init__(self) -> None:
         super().__init__()
         self._items: list[KnownInfoItem] = []
+        self._opening = ""
+        self._further: list[str] = []
 
     def reset(self, task: Task, seed: int | None = None) -> None:
-        """Learn ``task``'s blueprint: known items first, then ids named in the scenario."""
+        """Learn ``task``'s blueprint: known items first, then ids named in the scenario, and
+        what it says of its reason for calling (:func:`~userbench_env.fidelity.text.request_sentences`)."""
         super().reset(task, seed)
         bp = task.blueprint
         scenario = _scenario_items("\n".join(t for t in (bp.reason_for_call, bp.instructions) if t))
         known = {i.value for i in bp.known_info}
         self._items = list(bp.known_info) + [i for i in scenario if i.value not in known and i.kind != "other"]
+        opening, further = request_sentences(bp)
+        reason = _LEADING_LINK.sub("", " ".join(opening), count=1)
+        self._opening = f"Hi. {first_person(reason[:1].upper() + reason[1:])}" if reason else "Hi. I need some help with my account."
+        self._further = [f"Thank you. {first_person(sentence)}" for sentence in further]
 
     # -- turn pieces -------------------------------------------------------------
     def opening(self) -> str:
@@ -159,14 +166,13 @@ class ScriptedUserProxy(UserProxy):
         (:func:`~userbench_env.fidelity.text.request_sentences`), in the first person; the rest
         of the scenario waits to be asked for."""
         assert self.task is not None, "reset() first"
-        reason = _LEADING_LINK.sub("", " ".join(request_sentences(self.task.blueprint)[0]), count=1)
-        return f"Hi. {first_person(reason[:1].upper() + reason[1:])}" if reason else "Hi. I need some help with my account."
+        return self._opening
 
     def further_requests(self) -> list[str]:
         """The messages raising the further requests of the reason for calling, in order
         (:func:`~userbench_env.fidelity.text.request_sentences`), each once the one before is settled."""
         assert self.task is not None, "reset() first"
-        return [f"Thank you. {first_person(sentence)}" for sentence in request_sentences(self.task.blueprint)[1]]
+        return list(self._further)
 
     def answer(self, kinds: frozenset[str]) -> str:
         """Sentences giving the known values of ``kinds`` and admitting the unknown ones."""
@@ -188,7 +194,7 @@ class ScriptedUserProxy(UserProxy):
         Which requests were raised is read from the conversation's course, not from the
         messages' wording: each closing the user answered while its latest request was
         settled raised the next one."""
-        further = self.further_requests()
+        further = self._further
         texts = [(m.role, m.content or "") for m in view.messages if m.role in ("assistant", "user") and m.has_text]
         raised = start = 0
         for i, (role, text) in enumerate(texts[:-1]):

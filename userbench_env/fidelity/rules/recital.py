@@ -237,8 +237,8 @@ class RecitalReader:
 
     def _too_short(self, text: str) -> bool:
         """True when ``text`` is too short to recite two sentences either way, or to paste
-        :data:`PASTED_WORDS` words (each a character and a space at least)."""
-        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < max(self.shortest, 2 * PASTED_WORDS - 1)
+        :data:`PASTED_WORDS` words (:data:`PASTE_LENGTH`)."""
+        return len(content_stems(text) & self.vocabulary) < 2 and len(text) < max(self.shortest, PASTE_LENGTH)
 
     def spend(self, text: str, spent: tuple[frozenset[int], ...]) -> tuple[frozenset[int], ...]:
         """``spent`` (per criterion, the indices of the sentences earlier user messages
@@ -287,7 +287,7 @@ class RecitalReader:
         """True when ``text`` repeats at least :data:`PASTED_WORDS` words of its scenario's
         wording beyond its request, in runs (:func:`~userbench_env.fidelity.text.pasted_words`):
         whatever it says, it pastes its brief."""
-        return len(text) >= 2 * PASTED_WORDS - 1 and pasted_words(text, criterion.pasted) >= PASTED_WORDS
+        return len(text) >= PASTE_LENGTH and pasted_words(text, criterion.pasted) >= PASTED_WORDS
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
@@ -425,6 +425,8 @@ RECITAL_IDENTITY = 2
 #: whatever they say: about three scenario sentences (no faithful message of the corpus or
 #: of the writers' batches 46 to 59 pastes more than 46).
 PASTED_WORDS = 50
+#: The fewest characters holding :data:`PASTED_WORDS` words (each a character and a space at least).
+PASTE_LENGTH = 2 * PASTED_WORDS - 1
 
 
 #: The user's own identity items (its name, email, phone, zip code, ...) an opening lists to
