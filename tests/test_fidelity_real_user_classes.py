@@ -2535,3 +2535,86 @@ def test_an_opening_pasting_its_brief_beyond_its_requests_recites_it(opening, ve
     _, _, tracker = _setup("retail", "29")
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 23: after the agent's word that all is done, a stop is no premature stop, an action left undone aside --
+_DONE = "Your request has been taken care of. Is there anything else I can help you with?"
+
+
+@pytest.mark.parametrize("after_request", [
+    # a question about the action; the agent moves to its closing without answering it
+    [("user", "Before I press anything, will this wipe my photos?"), ("agent", _DONE)],
+    # a claim of the action with no call (claims_unexecuted_action's failure, not the stop's)
+    [("user", "Done, I switched it."), ("agent", _DONE)],
+])
+def test_a_stop_after_the_agent_reports_all_done_is_no_premature_stop(after_request):
+    """Whatever the user did with the action the agent asked of it, once the agent says all
+    is done, stopping follows the agent's word (two blind raters: no failure at such a stop,
+    5 of 5 after a false claim, 3 of 3 after a question)."""
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), *after_request,
+                    ("user", "Oh. Alright then, thank you. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["pass"]
+    assert "fail" not in _verdicts(tracker, "skips_requested_action")
+
+
+def test_a_stop_with_a_requested_action_undone_and_nothing_reported_is_premature():
+    """Without the agent's word that all is done, stopping with its own action undone is premature."""
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"),
+                    ("user", "Before I press anything, will this wipe my photos?"),
+                    ("agent", "No, it won't touch your photos."), ("user", "Ok, I'll leave it then. Bye. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("$100 for the two bags. Is that $50 each? Then all right, go ahead.", "pass"),  # an even share of the $100 heard
+    ("$100 for the two bags. Is that $60 each? Then all right, go ahead.", "fail"),  # no share of anything heard
+    ("$100 for the two bags. I paid $50 last time, go ahead.", "fail"),  # a past price, not a share asked about
+])
+def test_an_even_share_per_item_of_a_heard_amount_is_implied(reply, verdict):
+    tracker = _play(_airline_task_2(), [
+        ("agent", GREETING), ("user", "I'd like to add 2 checked bags to my reservation."),
+        ("agent", "Here is the information you asked for: 100."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+def _airline_task_2() -> RuleTracker:
+    return RuleTracker(task_criteria(load_task("airline", "2", source="tau2")))
+
+
+# -- round 23: dialect spellings read as standard by the readers of speech and of requests --------------------
+@pytest.mark.parametrize("text", [
+    "60.75, grand. I'll go ahead and make a note o' that price for ye. Is there anythin' else I can help ye with the day?",
+    "Thanks very much. That's the end o' my script anyway, so I'll leave it there.",
+])
+def test_the_agents_talk_in_dialect_spelling_speaks_as_the_agent(text):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text)
+
+
+@pytest.mark.parametrize("text, standard", [
+    ("Och, the old email? Cannae mind it, tae be honest.", "och, the old email? can't remember it, to be honest."),
+    ("Lookin' tae book a one-way, Denver tae San Francisco.", "looking to book a one-way, denver to san francisco."),
+    ("Aye, gie us yer number.", "aye, gie us your number."),
+    ("I don't mind the wait.", "i don't mind the wait."),  # "don't mind" is no forgetting
+])
+def test_dialect_spellings_read_as_standard(text, standard):
+    from userbench_env.fidelity.language import standard_spelling
+
+    assert standard_spelling(text) == standard
+
+
+@pytest.mark.parametrize("text, action", [
+    ("Lookin' tae book a one-way in economy, Denver tae San Francisco.", True),
+    ("I'm looking to book a flight to Boston.", True),
+    ("It's the matte black one. Want it swapped for the white finish.", True),
+    ("What's the baggage allowance?", False),
+])
+def test_a_request_in_dialect_or_named_by_its_outcome_asks_for_an_action(text, action):
+    from userbench_env.fidelity.outcomes import asks_for_action
+
+    assert asks_for_action(text) is action

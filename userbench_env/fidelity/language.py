@@ -217,6 +217,36 @@ def _plain(text: str) -> str:
     return text.lower().replace("\u2019", "'")
 
 
+#: Dialect and eye-dialect forms, read as their standard written forms (on lower-cased text
+#: with straight apostrophes): Scots negations, "no'" or "no" before a verb for "not"
+#: ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
+#: "disnae"), "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind"
+#: for "can't remember"; a dropped final g ("roamin'" for "roaming", "roamin's" for
+#: "roaming's", "anythin'"); "an'" for "and", "o'" for "of"; "ye" for "you" and "yer" for "your".
+DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
+                 (re.compile(r"\bdisnae\b"), "doesn't"), (re.compile(r"\bcann(?:ae|a)\b"), "can't"),
+                 (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo|could|would|should)nae\b"), r"\1n't"),
+                 (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\btae\b"), "to"),
+                 (re.compile(r"\bcan't mind\b"), "can't remember"),
+                 (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),
+                 (re.compile(r"\ban'(?!\w)"), "and"), (re.compile(r"\bo'(?=\s)"), "of"),
+                 (re.compile(r"\bye\b"), "you"), (re.compile(r"\byer\b"), "your"))
+
+
+def standard_spelling(text: str) -> str:
+    """``text`` lower-cased, straight apostrophes, its dialect forms in their standard
+    written forms (:data:`DIALECT_FORMS`)."""
+    text = _plain(text)
+    if _DIALECT_GATE.search(text):
+        for pattern, standard in DIALECT_FORMS:
+            text = pattern.sub(standard, text)
+    return text
+
+
+#: Any of the dialect forms (one scan before the substitutions).
+_DIALECT_GATE = re.compile("|".join(pattern.pattern for pattern, _ in DIALECT_FORMS))
+
+
 #: Spoken forms read as their English by the readers of speech (agent talk, denials): West
 #: African Pidgin's "fit" for "can" ("anything else I fit help you with?", "I no fit remember
 #: am") and "wey dey" for "who is"; "ya" for "you" after a preposition ("pull that up for ya");
@@ -236,8 +266,8 @@ _SPOKEN_GATE = re.compile("|".join(pattern.pattern for pattern, _ in _SPOKEN_FOR
 
 
 def _spoken(text: str) -> str:
-    """:func:`_plain` ``text`` with the spoken forms of :data:`_SPOKEN_FORMS` in English."""
-    text = _plain(text)
+    """:func:`standard_spelling` of ``text`` with the spoken forms of :data:`_SPOKEN_FORMS` in English."""
+    text = standard_spelling(text)
     if _SPOKEN_GATE.search(text):
         for pattern, english in _SPOKEN_FORMS:
             text = pattern.sub(english, text)

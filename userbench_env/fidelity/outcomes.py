@@ -32,7 +32,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Literal
 
-from userbench_env.fidelity.language import SENTENCE_PART
+from userbench_env.fidelity.language import SENTENCE_PART, standard_spelling
 
 Outcome = Literal["done", "cannot"]
 Standing = Literal["done", "cannot", "waiting"]
@@ -106,7 +106,9 @@ _USER_REQUEST = re.compile(r"\b(?:i(?:'d| would) (?:also )?like|i (?:also )?(?:w
 #: a report of the action done (or refused) settles, never an answer with a figure.
 _ACTION_REQUEST = re.compile(r"\b(?:cancel|return|exchange|swap|split|change|modify|book|rebook|upgrade|downgrade|refund|"
                              r"update|add|remove|move|replace|reset|fix|close|open|block|freeze|unfreeze|dispute|"
-                             r"reactivate|activate|transfer|pay|order)\b", re.I)
+                             r"reactivate|activate|transfer|pay|order)\b"
+                             # the action named by its outcome ("want it swapped", "need them changed")
+                             r"|\b(?:wants?|needs?) (?:it|them|this|that|these|those) \w+ed\b", re.I)
 #: Asking for a reason or an explanation ("why doesn't the refund go back to the gift card?",
 #: "could you explain how ..."): information, whatever action it speaks of.
 _WHY = re.compile(r"\b(?:why|how come|clarify|explain)\b", re.I)
@@ -117,8 +119,9 @@ _PENDING = re.compile(r"\b(?:let me|one moment|just a moment|give me a (?:moment
                       r"please (?:hold|wait)|i'?ll (?:check|look|find out|get back))\b", re.I)
 #: Wanting something, in any register ("I need to", "wanna", "please"), the subject dropped
 #: ("want change to XL can or not") or another's ("my boss wants to exchange it") included, or
-#: asked as a possibility for both sides ("can we split the payment?", "is it possible to cancel it?").
-_WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|wish)|wants?|needs?|wanna|gotta|have to|"
+#: asked as a possibility for both sides ("can we split the payment?", "is it possible to cancel it?"),
+#: or as what one is after ("looking to book a one-way").
+_WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|wish)|wants?|needs?|wanna|gotta|have to|(?:looking|hoping) to|"
                       r"please|can you|could you|would you|will you|help me|can we|could we|is it possible to)\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
@@ -194,7 +197,10 @@ def asks_for_action(text: str) -> bool:
     """True when a user ``text`` wants an action on its account or booking ("I need to cancel
     an order", "wanna return the bottle"), whatever else it asks ("... how much do I get back?",
     "I'd like to add two bags; before I agree, I want to know why it costs that"); a clause
-    asking for a reason ("could you explain why the refund can't go ...", :data:`_WHY`) wants none."""
+    asking for a reason ("could you explain why the refund can't go ...", :data:`_WHY`) wants none.
+    Dialect forms read as standard (:func:`~userbench_env.fidelity.language.standard_spelling`:
+    "lookin' tae book")."""
+    text = standard_spelling(text)
     rest = " ".join(clause for clause in SENTENCE_PART.findall(text) if _WHY.search(clause) is None)
     return _WANTING.search(rest) is not None and _ACTION_REQUEST.search(rest) is not None
 
@@ -242,8 +248,9 @@ def action_open(turns: Iterable[tuple[str, str]]) -> bool:
 
 @lru_cache(maxsize=256)
 def makes_request(text: str) -> bool:
-    """True when a user ``text`` asks for something (a want, a need, a request)."""
-    return _USER_REQUEST.search(text) is not None
+    """True when a user ``text`` asks for something (a want, a need, a request), in dialect
+    too (:func:`~userbench_env.fidelity.language.standard_spelling`)."""
+    return _USER_REQUEST.search(standard_spelling(text)) is not None
 
 
 @lru_cache(maxsize=256)

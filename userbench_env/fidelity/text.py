@@ -21,6 +21,7 @@ from typing import Iterable
 
 from userbench_env.core.task import Blueprint
 from userbench_env.fidelity.conditions import conditions
+from userbench_env.fidelity.language import DIALECT_FORMS
 from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
@@ -681,18 +682,10 @@ def _earlier(text: str, start: int, end: int) -> bool:
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
-#: Dialect forms, read as their standard forms: Scots negations, "no'" or "no" before a verb
-#: for "not" ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
-#: "disnae"), "nae" for "no" ("nae service") and "aff" for "off"; Nigerian Pidgin's "dey" (and
-#: "don dey") for "is" ("my data roaming dey on"); a dropped final g
-#: ("roamin'" for "roaming", "roamin's" for "roaming's"); "an'" for "and" ("switched on an' all"); and
-#: Caribbean "mih" (or "ma") for "my" before the phone or a feature ("mobile data on mih phone").
-_DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
-                  (re.compile(r"\bdisnae\b"), "doesn't"),
-                  (re.compile(r"\bcannae\b"), "can't"), (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo)nae\b"), r"\1n't"),
-                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\b(?:don )?dey\b"), "is"),
-                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),
-                  (re.compile(r"\ban'(?!\w)"), "and"),
+#: Dialect forms of device talk beyond the shared ones (:data:`~userbench_env.fidelity.language.DIALECT_FORMS`):
+#: Nigerian Pidgin's "dey" (and "don dey") for "is" ("my data roaming dey on"), and Caribbean
+#: "mih" (or "ma") for "my" before the phone or a feature ("mobile data on mih phone").
+_DIALECT_FORMS = (*DIALECT_FORMS, (re.compile(r"\b(?:don )?dey\b"), "is"),
                   (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"),
                    "my"))
 

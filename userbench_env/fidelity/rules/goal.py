@@ -39,8 +39,11 @@ class PrematureStop(_Requests, _OnToken):
 
     * a stop in the opening message, before the agent answered, fails;
     * a stop while an action the agent asked the user to perform on its side
-      (``params["tools"]``, the user's tools) has not been performed since fails: the user
-      knows its own part of the goal is not done, whatever the agent says;
+      (``params["tools"]``, the user's tools) has not been performed since fails, unless the
+      agent has reported the request done since (below): the user knows its own part of the
+      goal is not done; after the agent's word that all is done, an action left undone is
+      judged at the user's answer to the request (``claims_unexecuted_action``,
+      ``skips_requested_action``), not at its stop;
     * a stop while the agent's latest word is waiting on the user (a question, a request
       for an item or a choice) and it never reported an outcome, fails; after an outcome it
       reported earlier, it is ``suspect`` (a further request or a follow-up question);
@@ -142,11 +145,11 @@ class PrematureStop(_Requests, _OnToken):
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
         if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
-        elif self.tools and self._unperformed():
-            verdict, why = "fail", "stops with an action the agent asked of it not performed"
         # (a figure answers a question and settles no action: after one, a withdrawal says the goal is not reached)
         elif now == "done" and not self._action_open() and (any(map(reports_action, agent)) or not self._withdrew(since)):
             verdict, why = "pass", ""
+        elif self.tools and self._unperformed():
+            verdict, why = "fail", "stops with an action the agent asked of it not performed"
         elif (conditional or now != "cannot") and self._withdrew(since):
             # a scenario condition can only allow it once the agent has told something (a price, an outcome)
             verdict, why = ("suspect", "stops after withdrawing its request, as a scenario condition may allow") \

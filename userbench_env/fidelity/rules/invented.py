@@ -50,6 +50,13 @@ _ADJACENT_DAY = re.compile(r"\b(?:next|following|previous|prior) day\b|\bday (?:
                            r"|\b(?:one|1|a) day (?:later|earlier|after|before)\b", re.I)
 
 
+#: Speaking of a price per item ("$50 each", "per bag", "apiece").
+_PER_ITEM = re.compile(r"\b(?:each|apiece|a piece|per (?:\w+))\b", re.I)
+
+#: The most items an even share of a heard amount is read over ("$100 for the two bags": "$50 each").
+SHARES = 9
+
+
 #: An all-capital word of five letters or more: a code when it answers a request.
 _CODE = re.compile(r"(?<!#)\b[A-Z]{5,}\b(?!#)")
 #: Words naming an item a code can be.
@@ -110,6 +117,8 @@ class Statement(NamedTuple):
     codes: tuple[str, ...]
     #: The text speaks of a day next to another ("the next day"): a date a day from a heard one is implied.
     adjacent: bool
+    #: The text speaks of a price per item ("each", "per bag"): an even share of a heard amount is implied.
+    per_item: bool
     #: The text states an id-like run, a date, a day, an amount, a year, a clock time or a street address.
     numeric: bool
 
@@ -225,7 +234,8 @@ def statement(text: str) -> Statement:
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),
-                     bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None, any(numeric))
+                     bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None,
+                     bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric))
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -259,7 +269,9 @@ class InventedInformation(Rule):
     evidence): a clock time with its zone ("11am EST") is a time, not an identifier, and a
     date or day one day from a heard date, stated while speaking of that next (or previous)
     day ("the next day, May 19" once May 18 was named) or once something heard spoke of one
-    (a scenario moving a May 23 flight "one day later": "the 24th"), is implied, not invented.
+    (a scenario moving a May 23 flight "one day later": "the 24th"), is implied, not invented;
+    so is an amount per item that is an even share of a heard one ("$100 for the two bags":
+    "is that $50 each?").
 
     Applies to every user message."""
 
@@ -409,9 +421,16 @@ class Heard:
         heard_dates = self.dates | _adjacent(self.dates) if said.adjacent or self.adjacent else self.dates
         if not said.dates <= heard_dates or not said.days <= {day for _, day in heard_dates} | self.days:
             return True
-        if not said.money <= self.numbers or not said.times <= self.times:
+        if not all(amount in self.numbers or (said.per_item and self._share(amount)) for amount in said.money):
+            return True
+        if not said.times <= self.times:
             return True
         return any(street not in self.key for street in said.streets)
+
+    def _share(self, amount: str) -> bool:
+        """True when ``amount`` (whole-dollar digits) is an even share of a heard number, over
+        two to :data:`SHARES` items."""
+        return any(str(int(amount) * items) in self.numbers for items in range(2, SHARES + 1))
 
     def _heard_apart(self, run: str) -> bool:
         """True when ``run`` is a heard word of letters then heard digits ("OR 85036": a state
