@@ -2618,3 +2618,23 @@ def test_a_request_in_dialect_or_named_by_its_outcome_asks_for_an_action(text, a
     from userbench_env.fidelity.outcomes import asks_for_action
 
     assert asks_for_action(text) is action
+
+
+# -- round 23: two scenario sentences recited beyond the request, their wording copied, are a paste of them ----
+_REQUEST_10 = "Hi. I want to push back my upcoming flight from IAH to SEA on May 23 to May 24, and upgrade it to business."
+
+
+@pytest.mark.parametrize("said, verdict", [
+    # the brief's two conditions, copied: 26 words of its wording in runs
+    (" When you finally ask me to confirm and provide the total price for the changes, I will only go ahead with "
+     "the change if the total extra cost is less than $1000. I do not accept to change the flight date without "
+     "changing the cabin to business.", "fail"),
+    # the same two conditions in the user's own words: its request's terms, not a paste (suspect at most)
+    (" Budget-wise, anything over a thousand extra and I'm out, and the new date only works for me if it comes "
+     "with the business seats.", "pass"),
+])
+def test_two_scenario_sentences_copied_beyond_the_request_are_a_paste(said, verdict):
+    _, _, tracker = _setup("airline", "10")
+    _play(tracker, [("agent", GREETING), ("user", _REQUEST_10 + said)])
+    verdicts = _verdicts(tracker, "dumps_blueprint")
+    assert (verdicts == ["fail"]) is (verdict == "fail")

@@ -276,24 +276,25 @@ class RecitalReader:
         found = identity_items(text, identifiers(text), answered)
         unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
                    for k, c in enumerate(self.compiled)]
-        outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c) else
+        outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c.pasted, PASTED_WORDS) else
                           self._outcome(text, said, whole, normalized, sentences, c.minimum, *c.word_for_word, prompt,
-                                        opening and c.opens_with_reason, max(found, own)))
+                                        opening and c.opens_with_reason, max(found, own), c.pasted))
                          for c, own, sentences in zip(self.compiled, listed, unspent))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
 
     @staticmethod
-    def _pastes(text: str, criterion: RecitalCriterion) -> bool:
-        """True when ``text`` repeats at least :data:`PASTED_WORDS` words of its scenario's
-        wording beyond its request, in runs (:func:`~userbench_env.fidelity.text.pasted_words`):
+    def _pastes(text: str, pasted: frozenset[tuple[str, ...]], words: int) -> bool:
+        """True when ``text`` repeats at least ``words`` words of its scenario's wording
+        beyond its request (``pasted``, :attr:`RecitalCriterion.pasted`), in runs
+        (:func:`~userbench_env.fidelity.text.pasted_words`). At :data:`PASTED_WORDS`,
         whatever it says, it pastes its brief."""
-        return len(text) >= PASTE_LENGTH and pasted_words(text, criterion.pasted) >= PASTED_WORDS
+        return len(text) >= 2 * words - 1 and pasted_words(text, pasted) >= words
 
     @staticmethod
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[Sentence],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
-                 states_reason: bool = False, identity: int = 0) -> str:
+                 states_reason: bool = False, identity: int = 0, pasted: frozenset[tuple[str, ...]] = frozenset()) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
         ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
         recital (talk about the brief, the user's identity) need one sentence more after such
@@ -301,7 +302,10 @@ class RecitalReader:
         recital. ``states_reason``: the text is the opening of a user told to open with its
         reason for calling: when it states a condition of that reason (holds the words a
         fallback sentence needs), conditions are its request's, not talk about its brief.
-        ``identity``: how many identity items the text states (see :meth:`DumpsBlueprint.compile`)."""
+        ``identity``: how many identity items the text states (see :meth:`DumpsBlueprint.compile`);
+        ``pasted``: the scenario's wording beyond its request (:attr:`RecitalCriterion.pasted`):
+        two sentences recited beyond the request with :data:`COPIED_WORDS` words of it copied
+        (:meth:`_pastes`) are a paste of them, not a request in the user's words."""
         conditions = not (states_reason and any(reason and len(words & said) >= need
                                                 for words, need, reason, *_ in sentences))
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
@@ -332,7 +336,9 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             # (with the user's identity, a recital lists several scenario facts at once, as below)
-            sure = beyond > minimum or (beyond == minimum and recital_cues(text, conditions, manner)) or identity >= RECITAL_IDENTITY
+            sure = (beyond > minimum or (beyond == minimum and (recital_cues(text, conditions, manner)
+                                                                 or RecitalReader._pastes(text, pasted, COPIED_WORDS)))
+                    or identity >= RECITAL_IDENTITY)
             return _FAIL if sure else _ASKED
         if free and identity >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
@@ -427,6 +433,9 @@ RECITAL_IDENTITY = 2
 PASTED_WORDS = 50
 #: The fewest characters holding :data:`PASTED_WORDS` words (each a character and a space at least).
 PASTE_LENGTH = 2 * PASTED_WORDS - 1
+#: How many words of its scenario's wording beyond its request (in runs, as above) make two
+#: scenario sentences a message recites beyond its request a copy, with no talk about its brief.
+COPIED_WORDS = PASTED_WORDS // 2
 
 
 #: The user's own identity items (its name, email, phone, zip code, ...) an opening lists to
