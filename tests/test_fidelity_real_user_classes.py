@@ -18,6 +18,8 @@ from userbench_env.tasks.extract import requested_kinds
 from test_fidelity_rules import _setup, _user_call
 
 GREETING = "Hi! How can I help you today?"
+#: The scripted agent's closing, reporting the request done.
+DONE = "Your request has been taken care of. Is there anything else I can help you with?"
 
 
 def _verdicts(tracker: RuleTracker, mode: str) -> list[str]:
@@ -945,7 +947,7 @@ def test_a_name_the_scenario_gives_for_someone_else_is_heard(closing, verdict):
     assert _invented("40", [("user", "Hello. I need a passenger name changed on my reservation."),
                             ("agent", "Could you please tell me your reservation id?"),
                             ("user", "3RK2T9. Mei Lee should be Mei Garcia."),
-                            ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                            ("agent", DONE),
                             ("user", closing)]) == [verdict]
 
 
@@ -1242,7 +1244,7 @@ def _bundled(task_id: str) -> RuleTracker:
 def test_a_day_after_a_heard_date_is_implied_when_the_scenario_moves_it_a_day(closing, verdict):
     tracker = _play(_bundled("airline_refuse_basic_change_0"),
                     [("agent", GREETING), ("user", "hey, flight MRD244 on 2024-05-23, can it go one day later?"),
-                     ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                     ("agent", DONE),
                      ("user", closing)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
 
@@ -2538,14 +2540,11 @@ def test_an_opening_pasting_its_brief_beyond_its_requests_recites_it(opening, ve
 
 
 # -- round 23: after the agent's word that all is done, a stop is no premature stop, an action left undone aside --
-_DONE = "Your request has been taken care of. Is there anything else I can help you with?"
-
-
 @pytest.mark.parametrize("after_request", [
     # a question about the action; the agent moves to its closing without answering it
-    [("user", "Before I press anything, will this wipe my photos?"), ("agent", _DONE)],
+    [("user", "Before I press anything, will this wipe my photos?"), ("agent", DONE)],
     # a claim of the action with no call (claims_unexecuted_action's failure, not the stop's)
-    [("user", "Done, I switched it."), ("agent", _DONE)],
+    [("user", "Done, I switched it."), ("agent", DONE)],
 ])
 def test_a_stop_after_the_agent_reports_all_done_is_no_premature_stop(after_request):
     """Whatever the user did with the action the agent asked of it, once the agent says all
@@ -2575,14 +2574,10 @@ def test_a_stop_with_a_requested_action_undone_and_nothing_reported_is_premature
     ("$100 for the two bags. I paid $50 last time, go ahead.", "fail"),  # a past price, not a share asked about
 ])
 def test_an_even_share_per_item_of_a_heard_amount_is_implied(reply, verdict):
-    tracker = _play(_airline_task_2(), [
+    tracker = _play(_setup("airline", "2")[2], [
         ("agent", GREETING), ("user", "I'd like to add 2 checked bags to my reservation."),
         ("agent", "Here is the information you asked for: 100."), ("user", reply)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
-
-
-def _airline_task_2() -> RuleTracker:
-    return RuleTracker(task_criteria(load_task("airline", "2", source="tau2")))
 
 
 # -- round 23: dialect spellings read as standard by the readers of speech and of requests --------------------

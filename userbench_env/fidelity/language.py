@@ -252,8 +252,9 @@ _DIALECT_GATE = re.compile("|".join(pattern.pattern for pattern, _ in DIALECT_FO
 #: am") and "wey dey" for "who is"; "ya" for "you" after a preposition ("pull that up for ya");
 #: chat's "lemme", "gimme", "u", "ur" and "4 u" ("lemme pull up
 #: ur reservation n ill add those bags 4 u"); mock-Elizabethan "thee", "thou", "thy", "hath",
-#: "canst" and "aught" ("is there aught else I may help thee with?"). (Device readings have
-#: their own dialect forms: :data:`~userbench_env.fidelity.text._DIALECT_FORMS`.)
+#: "canst" and "aught" ("is there aught else I may help thee with?"). (Dialect spellings are
+#: read first: :func:`standard_spelling`; device readings read a few more:
+#: :data:`~userbench_env.fidelity.text._DEVICE_DIALECT_FORMS`.)
 _SPOKEN_FORMS = ((re.compile(r"\bno fit\b"), "can't"), (re.compile(r"\b(i|we|you|u) fit\b"), r"\1 can"),
                  (re.compile(r"\bwey dey\b"), "who is"), (re.compile(r"\blemme\b"), "let me"),
                  (re.compile(r"\bgimme\b"), "give me"), (re.compile(r"\b4 (?=u\b|you\b)"), "for "),

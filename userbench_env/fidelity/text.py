@@ -21,7 +21,7 @@ from typing import Iterable
 
 from userbench_env.core.task import Blueprint
 from userbench_env.fidelity.conditions import conditions
-from userbench_env.fidelity.language import DIALECT_FORMS
+from userbench_env.fidelity.language import standard_spelling
 from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
@@ -685,15 +685,17 @@ _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca
 #: Dialect forms of device talk beyond the shared ones (:data:`~userbench_env.fidelity.language.DIALECT_FORMS`):
 #: Nigerian Pidgin's "dey" (and "don dey") for "is" ("my data roaming dey on"), and Caribbean
 #: "mih" (or "ma") for "my" before the phone or a feature ("mobile data on mih phone").
-_DIALECT_FORMS = (*DIALECT_FORMS, (re.compile(r"\b(?:don )?dey\b"), "is"),
-                  (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"),
-                   "my"))
+_DEVICE_DIALECT_FORMS = ((re.compile(r"\b(?:don )?dey\b"), "is"),
+                         (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"),
+                          "my"))
 
 
 def _standard_forms(text: str) -> str:
-    """Lower-cased ``text`` with its negations and dialect forms in their standard written
-    forms (:data:`_UNMARKED_NEGATION`, :data:`_DIALECT_FORMS`)."""
-    for pattern, standard in _DIALECT_FORMS:
+    """``text`` in its standard spelling (:func:`~userbench_env.fidelity.language.standard_spelling`)
+    with the dialect forms of device talk (:data:`_DEVICE_DIALECT_FORMS`) and negations typed
+    without their apostrophe (:data:`_UNMARKED_NEGATION`) in their standard written forms."""
+    text = standard_spelling(text)
+    for pattern, standard in _DEVICE_DIALECT_FORMS:
         text = pattern.sub(standard, text)
     return _UNMARKED_NEGATION.sub(r"\1n't", text)
 

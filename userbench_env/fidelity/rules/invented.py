@@ -51,7 +51,7 @@ _ADJACENT_DAY = re.compile(r"\b(?:next|following|previous|prior) day\b|\bday (?:
 
 
 #: Speaking of a price per item ("$50 each", "per bag", "apiece").
-_PER_ITEM = re.compile(r"\b(?:each|apiece|a piece|per (?:\w+))\b", re.I)
+_PER_ITEM = re.compile(r"\b(?:each|apiece|a piece|per \w+)\b", re.I)
 
 #: The most items an even share of a heard amount is read over ("$100 for the two bags": "$50 each").
 SHARES = 9
