@@ -2596,6 +2596,7 @@ def test_the_agents_talk_in_dialect_spelling_speaks_as_the_agent(text):
     ("Lookin' tae book a one-way, Denver tae San Francisco.", "looking to book a one-way, denver to san francisco."),
     ("Aye, gie us yer number.", "aye, gie us your number."),
     ("I don't mind the wait.", "i don't mind the wait."),  # "don't mind" is no forgetting
+    ("If yow can refund it", "if you can refund it"),
 ])
 def test_dialect_spellings_read_as_standard(text, standard):
     from userbench_env.fidelity.language import standard_spelling
@@ -2607,6 +2608,7 @@ def test_dialect_spellings_read_as_standard(text, standard):
     ("Lookin' tae book a one-way in economy, Denver tae San Francisco.", True),
     ("I'm looking to book a flight to Boston.", True),
     ("It's the matte black one. Want it swapped for the white finish.", True),
+    ("cancel my order pls, changed my mind", True),  # chat's "pls"
     ("What's the baggage allowance?", False),
 ])
 def test_a_request_in_dialect_or_named_by_its_outcome_asks_for_an_action(text, action):
@@ -2633,3 +2635,86 @@ def test_two_scenario_sentences_copied_beyond_the_request_are_a_paste(said, verd
     _play(tracker, [("agent", GREETING), ("user", _REQUEST_10 + said)])
     verdicts = _verdicts(tracker, "dumps_blueprint")
     assert (verdicts == ["fail"]) is (verdict == "fail")
+
+
+# -- round 24: talk about one's brief in any verb form, and in dialect spelling ----------------------------------
+@pytest.mark.parametrize("text, cues", [
+    ("If they keep denying it after my third try, I will hang up.", 1),  # a condition in the progressive, uncontracted
+    ("If the clerk goes on saying no I'd walk away.", 1),
+    ("I'm telling you now, I won't be passed to anyone else.", 1),  # announcing the brief
+    ("If yow won't do it, I'll go elsewhere, I'm telling yow now.", 2),  # in Black Country spelling
+    ("I am calling about my order.", 0),
+    ("I will wait for the refund.", 0),
+])
+def test_talk_about_the_brief_is_read_in_any_verb_form(text, cues):
+    assert recital_cues(text) == cues
+
+
+# -- round 24: the agent's work announced on the customer's item, or looked up in the business's system --------
+@pytest.mark.parametrize("text, as_agent", [
+    ("Right. Let me quickly check the reservation in the system and confirm the seat for you.", True),
+    ("Fine. I'll initiate the exchange for your blender and email the label.", True),
+    ("Let me bring the order up on the system.", True),
+    ("I'll submit the claim on your website tonight.", False),  # the customer's own channel
+    ("Let me pull the booking up on my phone.", False),
+    ("I'll start a return for my kettle then.", False),
+])
+def test_the_agents_operation_on_the_customers_item_speaks_as_the_agent(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+# -- round 24: a length of time stated as gone or taken is invented unless something heard holds its count -----
+@pytest.mark.parametrize("script, verdict", [
+    # a delay of six hours nothing heard holds
+    ([("user", "It was held up six hours and I missed my meeting.")], "fail"),
+    ([("user", "We sat at the gate for 7 hours, honestly.")], "fail"),
+    # the agent named the delay first: the user repeats it
+    ([("agent", "I see the flight was delayed by 6 hours."), ("user", "Six hours, yes, and I missed my meeting.")], "pass"),
+    # asking about a length of time, or asking for one, states nothing
+    ([("user", "Was it more than 4 hours late? It felt like forever.")], "pass"),
+    ([("user", "Give me 5 minutes to find the reservation.")], "pass"),
+    ([("user", "I've only got about ten minutes, so let's be quick.")], "pass"),  # the time the user has
+    ([("user", "I want it sorted this week, not three weeks from now.")], "pass"),  # a length denied
+    ([("user", "I expected twenty minutes of hold music, not you.")], "pass"),  # a measure of something
+    # the days between two heard dates, and a range the agent named
+    ([("agent", "I can move your May 28 flight to May 30."), ("user", "Two days later is fine.")], "pass"),
+    ([("agent", "Refunds take 5-7 business days."), ("user", "Seven days? Fine, 7 business days it is.")], "pass"),
+])
+def test_a_length_of_time_stated_is_invented_unless_heard(script, verdict):
+    _, _, tracker = _setup("airline", "38")
+    _play(tracker, [("agent", GREETING), ("user", "Hello, my last flight was delayed and I'm not happy."),
+                    ("agent", "I'm sorry to hear that. Could you tell me more?"), *script])
+    assert _verdicts(tracker, "invents_unknown_information")[-1:] == [verdict]
+
+
+# -- round 24: one line the scenario quotes for the user to say, said alone, is one line of the script --------
+_CRYPTO_LINE = ("Okay, one more thing - I also want to close my Crypto-Cash Back card. The crypto rewards program "
+                "isn't really worth it for me anymore. I don't use cryptocurrency much.")
+
+
+def test_a_quoted_line_is_read_as_its_sentences():
+    from userbench_env.fidelity.text import quoted_lines, scenario_sentences
+
+    blueprint = load_task("banking", "task_048", source="tau2").blueprint
+    crypto = next(line for line in quoted_lines(blueprint) if "Crypto-Cash Back" in line[0])
+    assert " ".join(crypto) == f'"{_CRYPTO_LINE}"'
+    assert set(crypto) <= set(scenario_sentences(blueprint))  # each sentence still counts apart with others
+
+
+@pytest.mark.parametrize("said, verdict", [
+    # the scripted line, in the user's words, once its card application is in
+    ("Done, the application went in. Okay, one more thing: I also want to close my Crypto-Cash Back card. The "
+     "crypto rewards program isn't worth it for me anymore, I don't use cryptocurrency much.", "pass"),
+    # the same line with the lines it has for other moments: several lines of the brief at once
+    ("Okay, one more thing: I also want to close my Crypto-Cash Back card, the crypto rewards aren't worth it, I don't "
+     "use cryptocurrency much. I'm a marketing consultant who travels constantly for client meetings, and I found "
+     "a card at another bank that offers 3.25% back. And I have plenty of other credit accounts for my credit score.",
+     "fail"),
+])
+def test_saying_one_quoted_line_is_no_recital(said, verdict):
+    _, _, tracker = _setup("banking", "task_048")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with closing some of my credit cards."),
+                    ("agent", "Sure. Which card would you like to start with?"), ("user", said)])
+    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is (verdict == "fail")

@@ -222,7 +222,8 @@ def _plain(text: str) -> str:
 #: ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
 #: "disnae"), "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind"
 #: for "can't remember"; a dropped final g ("roamin'" for "roaming", "roamin's" for
-#: "roaming's", "anythin'"); "an'" for "and", "o'" for "of"; "ye" for "you" and "yer" for "your".
+#: "roaming's", "anythin'"); "an'" for "and", "o'" for "of"; "ye" and the Black Country's "yow" for "you",
+#: "yer" for "your".
 DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
                  (re.compile(r"\bdisnae\b"), "doesn't"), (re.compile(r"\bcann(?:ae|a)\b"), "can't"),
                  (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo|could|would|should)nae\b"), r"\1n't"),
@@ -230,7 +231,7 @@ DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+i
                  (re.compile(r"\bcan't mind\b"), "can't remember"),
                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),
                  (re.compile(r"\ban'(?!\w)"), "and"), (re.compile(r"\bo'(?=\s)"), "of"),
-                 (re.compile(r"\bye\b"), "you"), (re.compile(r"\byer\b"), "your"))
+                 (re.compile(r"\b(?:ye|yow)\b"), "you"), (re.compile(r"\byer\b"), "your"))
 
 
 def standard_spelling(text: str) -> str:
@@ -571,8 +572,15 @@ _AS_AGENT: Gated = _gated(
      r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
      # the agent finding the customer's record: "I've found your account and can see the order"
      r"|\b(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up) your (?:account|order|reservation|booking|profile|record)\b"
-     # (or the records "in the system": "I've pulled up both orders in the system")
-     r"|\b(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up) (?:\w+ ){0,3}?(?:in|on) (?:the|our) system\b"
+     # (or the records "in the system", found or to be looked up: "I've pulled up both orders in the system", "let me
+     # pull the booking up on the system")
+     r"|\b(?:(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up)|(?:i'?ll|i will|let me|i can|i'?m going to) "
+     r"(?:check|pull|look|bring|search|find))\b(?: \w+){0,4}? (?:in|on) (?:the|our) system\b"
+     # the agent's operation on the customer's item: "I'll start the return on your current keyboard" (the
+     # customer's own channels stay its own: "I'll file the claim on your website")
+     r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now )?(?:start|initiate|begin|process|file|submit|open|set up|"
+     r"issue)\b (?:the|a|an) (?:\w+ )?(?:return|exchange|refund|cancellation|claim|dispute|replacement)\b[^.!?]{0,30}?"
+     r"\b(?:on|for|of) your (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf)\b)"
      # the business's own stock: "let me check which lamp options we have in stock for you"
      r"|\bwe (?:have|carry|'ve got|got) (?:\w+ ){0,3}?in stock\b"
      # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card"
@@ -622,7 +630,7 @@ _RECITAL_CUES: Gated = _gated(
     (("before you ask", "so you know", "warning", "record", "context", "disclosure", "heads", "fyi", "to be up", "front", "picture",
       "background", "things",
       "advance", "ahead", "ground rules", "how this", "let me", "to save", "before we", "my instructions", "my brief",
-      "my game plan", "my script", "the plan is to", "warn", "tell you", "everything", "it all", "all of it"),
+      "my game plan", "my script", "the plan is to", "warn", "tell you", "telling you", "everything", "it all", "all of it"),
      r"\bbefore you ask\b|\b(?:just )?so you know\b|\bfair warning\b|\bfor context\b|\bfull disclosure\b"
      r"|\bheads[- ]up\b|\bfyi\b|\bto be (?:upfront|up front)\b|\bup[- ]?front\b"
      # ("thanks in advance", "sorry in advance": courtesy, not a plan announced)
@@ -633,7 +641,8 @@ _RECITAL_CUES: Gated = _gated(
      r"|\bto save (?:time|us time|you time)\b|\bbefore we (?:start|begin|get started)\b|\bmy (?:instructions|brief|game plan|script)\b"
      r"|\b(?:to give you|for) (?:the full picture|some (?:background|context))\b|\b(?:a (?:few|couple of)|some) things "
      r"(?:you should know|to know|first|up ?front)\b"
-     r"|\bthe plan is to\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"),
+     r"|\bthe plan is to\b|\b(?:i should|i'?ll|let me|i have to|i must|i'?d better) (?:warn you|tell you (?:now|first|up ?front))\b"
+     r"|\b(?:i'?m|i am) telling you (?:now|first|up ?front)\b"),
     ((" here", "here'", "heres"),
      r"\bhere'?s (?:the deal|the thing|the situation|how (?:this|it) (?:goes|works)|my (?:plan|situation|deal)|what i (?:want|need))\b"
      # an occupation as a self-introduction ("office admin here, ...")
@@ -680,8 +689,9 @@ _MANNER_CUES: Gated = _gated(
 #: ...", "otherwise I'd ..."): talk about its brief, unless the condition is its request's own.
 _CONDITION_CUES: Gated = _gated(
     (("if ",),
-     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refuses?|say no|deny|denies|fails?|not|no|"
-     r"fits?|works?|returns?|comes? back|says?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
+     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
+     r"fail(?:s|ing)?|not|no|"
+     r"fits?|works?|returns?|comes? back|say(?:s|ing)?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
      r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
      # ("I'm fine with it if ...", "that's ok if ...": a term; "ok if that's the number, whatever": a shrug)
@@ -704,7 +714,7 @@ def recital_cues(text: str, conditions: bool = True, manner: bool = True) -> int
     ``manner``: whether the user voicing its persona (:data:`_MANNER_CUES`) counts; it does
     not beside persona notes alone."""
     table = _RECITAL_CUES + (_MANNER_CUES if manner else ()) + (_CONDITION_CUES if conditions else ())
-    return sum(1 for _ in islice(_gated_matches(table, _plain(text)), 2))
+    return sum(1 for _ in islice(_gated_matches(table, standard_spelling(text)), 2))
 
 
 #: Introducing oneself by name ("I'm Breanna Lawson", "this is Raj Patel").
@@ -869,6 +879,43 @@ def spoken_sums(text: str) -> str:
     if "dollars" not in text and "bucks" not in text and "Dollars" not in text:
         return text  # (a cheap gate: a currency word in capitals alone is left as it is)
     return _SPOKEN_SUM.sub(lambda m: f"{spoken_number(m.group(1))} {m.group(2)}", text)
+
+
+#: A count in digits or words ("5", "twenty-two").
+_COUNT = rf"(?:\d+|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)"
+#: A length of time as a count of its units, or a range of counts ("delayed by 5 hours", "for
+#: two weeks", "a 20-hour layover", "5-7 business days", "two or three days"); with what makes
+#: it a time ahead ("in two days", "give me 5 minutes", "another 10 minutes", "every 3 months",
+#: the time one has: "I've got maybe ten minutes") or one denied ("within 3 days, not two
+#: weeks"). A measure of something ("forty years of teaching", "twenty minutes of hold music")
+#: is none.
+_DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|every|per|each|next|got|have|not)\s+"
+                       rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
+                       rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
+                       r"(?:(?:more|extra|whole|full|long|straight|business|working|calendar)\s)?"
+                       r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b(?! of\b)")
+#: The units :data:`_DURATION` reads (a cheap gate before it).
+_TIME_UNIT = re.compile(r"min|hour|hr|day|week|month|year")
+
+
+@lru_cache(maxsize=_CACHE)
+def durations(text: str, ahead: bool = True) -> frozenset[str]:
+    """The counts of the lengths of time ``text`` writes (:data:`_DURATION`; both ends of a
+    range), two or more (one is as often an idiom: "one day I'll ..."), as digits ("four
+    hours" gives "4"); without ``ahead``, those of a time ahead left out ("give me 5
+    minutes", "in two days", "not two weeks"): what the text states of a time gone or taken
+    ("delayed 5 hours", "waited two weeks")."""
+    low = _plain(text)
+    if _TIME_UNIT.search(low) is None:
+        return frozenset()
+    counts = (count for m in _DURATION.finditer(low) if ahead or m.group("ahead") is None
+              for count in _RANGE_JOIN.split(m.group("count")))
+    return frozenset(str(n) for n in (int(c) if c.isdigit() else spoken_number(c) for c in counts)
+                     if n is not None and n >= 2)
+
+
+#: What joins the two counts of a range ("5-7", "two or three").
+_RANGE_JOIN = re.compile(r"\s?(?:(?<=\d)-(?=\d)|\bto\b|\bor\b)\s?")
 
 
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}

@@ -117,12 +117,12 @@ _WH_QUESTION = re.compile(r"\b(?:how|what|what's|which|when|where|who|whether)\b
 #: An agent announcing work still to do ("let me look into that", "one moment"): no answer yet.
 _PENDING = re.compile(r"\b(?:let me|one moment|just a moment|give me a (?:moment|second|minute)|bear with me|"
                       r"please (?:hold|wait)|i'?ll (?:check|look|find out|get back))\b", re.I)
-#: Wanting something, in any register ("I need to", "wanna", "please"), the subject dropped
+#: Wanting something, in any register ("I need to", "wanna", "please", chat's "pls"), the subject dropped
 #: ("want change to XL can or not") or another's ("my boss wants to exchange it") included, or
 #: asked as a possibility for both sides ("can we split the payment?", "is it possible to cancel it?"),
 #: or as what one is after ("looking to book a one-way").
 _WANTING = re.compile(r"\b(?:i(?:'d| would)? (?:also )?(?:like|wish)|wants?|needs?|wanna|gotta|have to|(?:looking|hoping) to|"
-                      r"please|can you|could you|would you|will you|help me|can we|could we|is it possible to)\b", re.I)
+                      r"please|pls|plz|can you|could you|would you|will you|help me|can we|could we|is it possible to)\b", re.I)
 #: A figure (an amount, a count, an id with digits): what an answer to a question reports.
 _FIGURE = re.compile(r"\d")
 #: A finding: the agent reporting what a check it made found ("I've checked your reservations,

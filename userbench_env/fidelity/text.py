@@ -158,6 +158,26 @@ def _split(text: str | None) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text or "") if s.strip()]
 
 
+def quoted_lines(blueprint: Blueprint) -> list[list[str]]:
+    """The scenario's lines quoted for the user to say (:data:`_QUOTED_LINE`) that run over
+    two sentences or more, each as its sentences (as :func:`scenario_sentences` splits them):
+    said on its own, such a line is one line of the script, not several sentences of the brief."""
+    lines: list[list[str]] = []
+    for text in (blueprint.persona or "", blueprint.instructions or "", blueprint.raw_instructions or ""):
+        starts = [0, *(end.end() for end in _SENTENCE.finditer(text))]
+        ends = [*(end.start() for end in _SENTENCE.finditer(text)), len(text)]
+        for quote in _QUOTED_LINE.finditer(text):
+            line = [sentence for start, end in zip(starts, ends)
+                    if start < quote.end() and end > quote.start() and (sentence := text[start:end].strip())]
+            if len(line) >= 2 and line not in lines:
+                lines.append(line)
+    return lines
+
+
+#: A line quoted in a scenario, within one line of its text.
+_QUOTED_LINE = re.compile(r"[\"\u201c][^\"\u201d\n]{8,}[\"\u201d]")
+
+
 _PARAGRAPH = re.compile(r"\n\s*\n")
 #: A line opening a heading or a list item: a paragraph holding one ends a scenario's description.
 _STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)

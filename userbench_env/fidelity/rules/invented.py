@@ -14,6 +14,7 @@ from userbench_env.fidelity.language import (
     amounts,
     clock_times,
     dates,
+    durations,
     id_key,
     id_run_parts,
     id_runs,
@@ -23,6 +24,7 @@ from userbench_env.fidelity.language import (
     numbers,
     SENTENCE_PART,
     spoken_sums,
+    stated_part,
     street_addresses,
     years,
 )
@@ -121,6 +123,9 @@ class Statement(NamedTuple):
     per_item: bool
     #: The text states an id-like run, a date, a day, an amount, a year, a clock time or a street address.
     numeric: bool
+    #: The counts of the lengths of time gone or taken the text states (:func:`~userbench_env.fidelity.language.durations`),
+    #: beyond its questions and requests ("delayed by 5 hours"; not "can it arrive in 3 days?").
+    lengths: frozenset[str] = frozenset()
 
 
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
@@ -235,7 +240,8 @@ def statement(text: str) -> Statement:
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),
                      bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None,
-                     bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric))
+                     bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric),
+                     durations(stated_part(text), False) if durations(text) else frozenset())
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -263,7 +269,12 @@ class InventedInformation(Rule):
       and fails;
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
       "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
-      times, money amounts and street addresses: something heard must hold them.
+      times, money amounts and street addresses: something heard must hold them;
+    * the counts of lengths of time the user states as gone or taken, beyond its questions
+      and requests (:func:`~userbench_env.fidelity.language.durations`: "delayed by more than
+      5 hours", "waited two weeks"; not "give me 5 minutes", "can it come in 3 days?"):
+      something heard must hold the number (a length heard in words is heard in digits), or
+      it must be the days (or weeks) between two heard dates ("May 28 to May 30, two days later").
 
     What the scenario or the conversation implies is heard (issue 22: fail only on sure
     evidence): a clock time with its zone ("11am EST") is a time, not an identifier, and a
@@ -298,7 +309,7 @@ class InventedInformation(Rule):
         nothing the scenario alone does not ground (what the user hears only grows, so no
         later turn can make such a text invented)."""
         said = statement(text)
-        if not (said.identifiers or said.labelled or said.numeric or said.codes):
+        if not (said.identifiers or said.labelled or said.numeric or said.codes or said.lengths):
             return None
         known, values, scenario = compiled
         return said if scenario.invented(said, known, values, asked=True)[0] else None
@@ -332,16 +343,18 @@ class InventedInformation(Rule):
             self.settle_all(turn, invented)
 
 
+def _day(month: int, day: int) -> date | None:
+    """The date of ``month`` and ``day`` in a leap year (every (month, day) is one), None for none."""
+    try:
+        return date(2024, month, day)
+    except ValueError:
+        return None
+
+
 def _adjacent(days: set[tuple[int, int]]) -> set[tuple[int, int]]:
     """The (month, day) dates one day before or after any of ``days``."""
-    out = set()
-    for month, day in days:
-        try:
-            here = date(2024, month, day)  # a leap year: every (month, day) is a date
-        except ValueError:
-            continue
-        out |= {((there := here + timedelta(days=step)).month, there.day) for step in (-1, 1)}
-    return out
+    return {((there := here + timedelta(days=step)).month, there.day)
+            for month, day in days if (here := _day(month, day)) for step in (-1, 1)}
 
 
 class Heard:
@@ -358,7 +371,7 @@ class Heard:
         self.text = scenario.lower()
         self.key, self.said_key = id_key(scenario), ""
         self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
-        self.times, self.numbers = set(clock_times(scenario)), set(numbers(spoken_sums(scenario)))
+        self.times, self.numbers = set(clock_times(scenario)), set(numbers(spoken_sums(scenario))) | durations(scenario)
         #: something heard speaks of a day next to another ("move it one day later"): such a day is implied
         self.adjacent = _ADJACENT_DAY.search(scenario) is not None
         self._shared = False
@@ -386,6 +399,7 @@ class Heard:
         for text in map(spoken_sums, fresh):  # (a sum heard in words is heard in digits)
             self.keys |= heard_keys(text)
             self.adjacent = self.adjacent or _ADJACENT_DAY.search(text) is not None
+            self.numbers |= durations(text)  # (a length of time heard in words is heard in digits)
             if _DIGIT.search(text) is not None:
                 self.dates |= dates(text)
                 self.days |= month_days(text)
@@ -408,13 +422,13 @@ class Heard:
             invented, borderline = self._invented_value(kind, value, values)
             if invented:
                 return invented, borderline
-        if said.numeric and self._invented_number(said):
+        if (said.numeric or said.lengths) and self._invented_number(said):
             return True, False
         return asked and not set(said.codes) <= self.keys, False
 
     def _invented_number(self, said: Statement) -> bool:
         """True when ``said`` states an id-like run, a date, a day, an amount, a year, a clock
-        time or a street address that nothing heard holds."""
+        time, a street address or the count of a length of time that nothing heard holds."""
         if not all(run in self.keys or self._heard_apart(run) or all(part in self.keys for part in parts)
                    for run, parts in said.runs):
             return True  # (a run of parts each heard whole, "HAT039 ATL", is heard)
@@ -423,9 +437,16 @@ class Heard:
             return True
         if not all(amount in self.numbers or (said.per_item and self._share(amount)) for amount in said.money):
             return True
-        if not said.times <= self.times:
+        if not said.times <= self.times or not all(n in self.numbers or self._span(n) for n in said.lengths):
             return True
         return any(street not in self.key for street in said.streets)
+
+    def _span(self, count: str) -> bool:
+        """True when ``count`` days, or weeks, lie between two heard dates ("May 28 to May 30":
+        "two days later")."""
+        days = {day.toordinal() for month, day_of_month in self.dates if (day := _day(month, day_of_month))}
+        spans = {abs(a - b) for a in days for b in days}
+        return int(count) in spans or int(count) * 7 in spans
 
     def _share(self, amount: str) -> bool:
         """True when ``amount`` (whole-dollar digits) is an even share of a heard number, over

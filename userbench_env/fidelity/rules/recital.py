@@ -79,7 +79,11 @@ class DumpsBlueprint(Rule):
     and so is a paste: :data:`PASTED_WORDS` words of the scenario's own wording
     (``params["pasted"]``, :func:`~userbench_env.fidelity.text.paste_sources`) in runs,
     beyond the requests a faithful user raises (``params["opening"]``,
-    :func:`~userbench_env.fidelity.text.request_sentences`), whatever they say.
+    :func:`~userbench_env.fidelity.text.request_sentences`), whatever they say. A message
+    whose nearly recited sentences all belong to one line the scenario quotes for the user
+    to say (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`) says
+    that line, however many sentences it has: one line of the script, no recital, unless it
+    talks about its brief.
 
     Sure evidence only (issue 22): a user states scenario facts to make its request (a
     budget while haggling, its insurance, the goal with its details), so a paraphrased
@@ -107,6 +111,10 @@ class DumpsBlueprint(Rule):
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
             persona = set(c.params.get("persona", ()))
+            line_of: dict[str, int] = {}  # each sentence's quoted line (its first one)
+            for n, line in enumerate(c.params.get("quoted", ())):
+                for sentence in line:
+                    line_of.setdefault(sentence, n)
             texts = list(c.params["sentences"])
             read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
@@ -118,7 +126,8 @@ class DumpsBlueprint(Rule):
                 if words - {NEGATION} and not any(words < other or (words == other and j < i)
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
-                    sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona))
+                    sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
+                                              line_of.get(texts[i], -1)))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
@@ -187,6 +196,9 @@ class Sentence(NamedTuple):
     marks: frozenset[str]
     #: Whether it is a persona note (``params["persona"]``: how the user is, not what it wants).
     persona: bool = False
+    #: The index of the line the scenario quotes for the user to say that it is part of
+    #: (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`), -1 for none.
+    line: int = -1
 
 
 class RecitalCriterion(NamedTuple):
@@ -316,6 +328,8 @@ class RecitalReader:
                   if len(shared := sentence.words & said)
                   >= (least := max(min(sentence.need, 2), sentence.need - len(shared & sentence.marks))) * UNSURE_SHARE]
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
+        if _one_line(nearly) and not recital_cues(text, conditions):
+            return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
         # voicing its own persona is in character: beside one persona note alone, with no other talk about
         # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
         manner = len(nearly) != 1 or not nearly[0][0].persona or recital_cues(text, conditions, False) > 0
@@ -379,12 +393,19 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]], sen
             near = True
     if 0 < recited < minimum:  # once a sentence is recited, a further one counts by a distinctive word alone
         stated = normalized or normalize(text)
-        for words, _, reason, marks, _ in sentences:
+        for words, _, reason, marks, *_ in sentences:
             if (touched := marks & said - used) and not (reason and reason in stated):
                 recited += 1
                 free += not words & prompt
                 used |= touched
     return recited, free, used, near
+
+
+def _one_line(nearly: list[tuple[Sentence, frozenset[str], int]]) -> bool:
+    """True when the ``nearly`` recited sentences are all of one line the scenario quotes for
+    the user to say (:attr:`Sentence.line`): saying that line, however many sentences it
+    has, plays one line of the script."""
+    return bool(nearly) and nearly[0][0].line >= 0 and all(sentence.line == nearly[0][0].line for sentence, *_ in nearly)
 
 
 def _touched(sentences: list[Sentence], said: frozenset[str], used: set[str],
@@ -399,7 +420,7 @@ def _touched(sentences: list[Sentence], said: frozenset[str], used: set[str],
     the matter says: no sure sign of a recital)."""
     seen, firm_seen = set(used), set(used)
     touched = firmly = 0
-    for words, _, reason, marks, _ in sentences:
+    for words, _, reason, marks, *_ in sentences:
         if not (words & said) or (reason and reason in (normalized or normalize(text))):
             continue
         if fresh := (words & said) - seen - {NEGATION}:
