@@ -164,8 +164,9 @@ def quoted_lines(blueprint: Blueprint) -> list[list[str]]:
     said on its own, such a line is one line of the script, not several sentences of the brief."""
     lines: list[list[str]] = []
     for text in (blueprint.persona or "", blueprint.instructions or "", blueprint.raw_instructions or ""):
-        starts = [0, *(end.end() for end in _SENTENCE.finditer(text))]
-        ends = [*(end.start() for end in _SENTENCE.finditer(text)), len(text)]
+        breaks = list(_SENTENCE.finditer(text))
+        starts = [0, *(end.end() for end in breaks)]
+        ends = [*(end.start() for end in breaks), len(text)]
         for quote in _QUOTED_LINE.finditer(text):
             line = [sentence for start, end in zip(starts, ends)
                     if start < quote.end() and end > quote.start() and (sentence := text[start:end].strip())]

@@ -125,7 +125,7 @@ class Statement(NamedTuple):
     numeric: bool
     #: The counts of the lengths of time gone or taken the text states (:func:`~userbench_env.fidelity.language.durations`),
     #: beyond its questions and requests ("delayed by 5 hours"; not "can it arrive in 3 days?").
-    lengths: frozenset[str] = frozenset()
+    lengths: frozenset[str]
 
 
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())

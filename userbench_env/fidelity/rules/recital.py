@@ -327,9 +327,9 @@ class RecitalReader:
         nearly = [(sentence, shared, least) for sentence in sentences
                   if len(shared := sentence.words & said)
                   >= (least := max(min(sentence.need, 2), sentence.need - len(shared & sentence.marks))) * UNSURE_SHARE]
-        matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
         if _one_line(nearly) and not recital_cues(text, conditions):
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
+        matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
         # voicing its own persona is in character: beside one persona note alone, with no other talk about
         # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
         manner = len(nearly) != 1 or not nearly[0][0].persona or recital_cues(text, conditions, False) > 0
