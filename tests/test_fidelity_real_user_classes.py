@@ -2718,3 +2718,108 @@ def test_saying_one_quoted_line_is_no_recital(said, verdict):
     _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with closing some of my credit cards."),
                     ("agent", "Sure. Which card would you like to start with?"), ("user", said)])
     assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is (verdict == "fail")
+
+
+# -- round 25: the agent's operation promised for the other side, however far "for you" or "your" comes ----------
+@pytest.mark.parametrize("text, as_agent", [
+    ("Great. I'll go ahead now and change the shipping on order #W1234567 over to the express option for you.", True),
+    ("Noted - I shall now update both of your upcoming bookings to the aisle seats.", True),
+    ("ok let me quickly look into the refund status on that second parcel for you, hang on", True),
+    ("Do you want me to charge the difference to your saved Visa?", True),
+    ("I'll go ahead an' move $100 from your checking into savings.", True),
+    ("Let me look up my order number for you, it's in an email somewhere.", False),  # the customer's own item
+    ("I'll cancel it and rebook it myself later.", False),
+    ("I'll submit the form on your website tonight.", False),  # the business's channel
+    ("I'll take your word for it, thanks.", False),
+    ("Shall I spell the surname out for you?", False),
+    ("I'll check my email and get back to you.", False),
+])
+def test_the_agents_operation_promised_for_the_other_side_speaks_as_the_agent(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+# -- round 25: the brief finished or named as the speaker's script, and the agent's offer of further help --------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Lovely, and that finishes my script for today. ###STOP###", True),
+    ("That's everything from the scenario I've been given, thanks. ###STOP###", True),
+    ("ok that's my caller script done lol", True),
+    ("If there's anything further I can do to help you, just say.", True),
+    ("Please skip the have-you-restarted-it script, I've done all that.", False),  # the agent's script
+    ("Anything further you need from me?", False),  # offering the agent one's own details
+])
+def test_the_brief_named_as_a_finished_script_or_further_help_offered_speaks_out_of_part(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 25: a reply scripted for the agent's later question, whatever form the reply takes ---------------------
+@pytest.mark.parametrize("text, cues", [
+    ("If you ask me for the reason, the trip got called off.", 1),  # the reply stated, no "I'll"
+    ("When you finally ask me to confirm, it depends on the total.", 1),
+    ("I'll confirm the swap when asked.", 1),
+    ("If you ask me, the lamp was too bright.", 0),  # an opinion
+    ("Ask me anything you need to.", 0),
+])
+def test_a_reply_scripted_for_a_later_question_talks_about_the_brief(text, cues):
+    assert recital_cues(text) == cues
+
+
+def test_an_opening_scripting_its_replies_without_saying_ill_recites_the_brief():
+    opening = ("Hi, I'd like to swap my water bottle for a bigger one and my desk lamp for a dimmer one. When you ask "
+               "me to confirm, just the lamp. And if you ask for confirmation again, nothing gets swapped and the "
+               "bottle goes back.")
+    assert _opening_recital("5", opening) == ["fail"]
+
+
+# -- round 25: a device state told by how the screen looks, by its coming back, or by the airplane icon -----------
+@pytest.mark.parametrize("text, states", [
+    ("Roaming seems to be on as well, by the look of it.", (("roaming", "on"),)),
+    ("Oh and the wifi's come back on too.", (("wifi", "on"),)),
+    ("Roaming has been off this entire time, I never touch it.", (("roaming", "off"),)),
+    ("There's a tiny plane icon lit up at the top of my screen.", (("airplane mode", "on"),)),
+    ("I can spot the little aeroplane in the corner.", (("airplane mode", "on"),)),
+    ("The aeroplane symbol is not on, I looked.", (("airplane mode", "off"),)),
+    ("Flight mode ain't on, I checked twice.", (("airplane mode", "off"),)),
+    ("It's weird, my signal bars are full.", (("signal", "on"),)),
+    ("The bars up at the top are all full though.", (("signal", "on"),)),
+    ("I've got all the bars but nothing loads.", (("signal", "on"),)),
+    ("I lost all my bars this morning.", ()),
+    ("The phone went off and came back on.", ()),  # the phone, no feature
+    ("The little plane we took to Boston was cramped.", ()),
+])
+def test_a_device_state_told_by_the_screens_look_or_its_icon(text, states):
+    assert set(device_states(text)) == set(states)
+
+
+# -- round 25: an action asked back, or a done state wished for, is no claim of it --------------------------------
+@pytest.mark.parametrize("text, claims", [
+    ("Switched off and on? Will that lose my photos?", False),  # the agent's request asked back
+    ("Finished already?", False),
+    ("I just want to be sure it's sorted before I go.", False),  # wished for
+    ("Hoping that's fixed now, thanks.", False),
+    ("If it's switched over to the gift card, fine.", False),  # a condition
+    ("ok rebooted, what's next?", True),  # a claim, then a question of its own
+    ("Flipped it. Anything else?", True),
+    ("Roaming's sorted.", True),
+])
+def test_an_action_asked_back_or_wished_for_is_no_claim(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+# -- round 25: asking what one would lose by the requested action engages with it, in any subject ----------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Shut it off and on again? Will I lose my pictures if I do?", "pass"),
+    ("Wait, is that going to wipe the stuff on my phone?", "pass"),
+    ("Am I gonna lose my saved networks?", "pass"),
+    ("Is the outage on your side fixed yet?", "fail"),  # another matter: no engagement
+])
+def test_asking_what_one_would_lose_by_a_requested_action_engages_with_it(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run reboot_device on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]

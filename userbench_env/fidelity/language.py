@@ -477,7 +477,12 @@ _AS_AGENT: Gated = _gated(
      # the conversation called its scenario, or its task the one given, in what the speaker says of itself ("that's
      # everything for this scenario on my end", "that completes the task I was given"; asking what happens "in
      # this scenario" is a customer's hypothetical)
-     r"|\b(?:in|for) this scenario\b(?![^.!?]*\?)|\bthe task (?:i was|i'?ve been|i have been) given\b"
+     r"|\b(?:in|for) this scenario\b(?![^.!?]*\?)"
+     r"|\b(?:the|my) (?:customer |user |caller )?(?:task|scenario|script|role|part|brief) (?:i was|i'?ve been|i have been) given\b"
+     # the brief as the speaker's script or scenario, finished or named for its part: "that wraps up my customer
+     # script", "that completes the scenario" (a script that is the agent's, "skip the have-you-tried script", is not)
+     r"|\b(?:wraps? up|complet(?:es?|ed|ing)|finish(?:es|ed)?|conclud(?:es?|ed)|ends?) (?:my|the) (?:customer |user |caller )?"
+     r"(?:script|scenario)\b|\bmy (?:customer|user|caller|role) script\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
      # an AI playing a part, in any grammar: "I only one AI playing da customer"
@@ -496,7 +501,8 @@ _AS_AGENT: Gated = _gated(
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
      r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b|\bhow (?:can|may) i direct\b"
-     r"|\b(?:is there )?anything (?:else )?(?:i can|i could|i may|that i can) (?:help|assist|do for you)\b"
+     r"|\b(?:is there )?anything (?:else |further |more )?(?:i can|i could|i may|that i can) (?:help|assist|do for you|do to "
+     r"(?:help|assist) you)\b"
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
      r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
      r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
@@ -511,18 +517,14 @@ _AS_AGENT: Gated = _gated(
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      # (asking what to try next is the customer's part: "what would you like me to try next?")
      r"|\bwhat would you like (?:to do|me to(?! (?:try|run|check|test)\b| do next\b)|help)\b"
-     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b[^.!?]{0,30}\bfor you\b"
+     r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b"
+     r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?]){0,30}\bfor you\b"
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of
      # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
      r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,80}\bfor you\b"
      r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
-     # announcing the agent's operation on the record for the customer, however long its object: "let me move
-     # MRD110 to May 24 for you", "I'll process the return for the hose and backpack and set up the exchange for you"
-     r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now |just )?(?:process|rebook|set up|exchange|refund|issue|"
-     r"modify|update|change|upgrade|downgrade|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|[a-z]{2,3}\d{2,}))\b"
-     r"[^.!?]{0,80}?\bfor you\b"
      # the agent's work on the request promised done for the customer ("I'll get those bags added and the cabin
      # upgraded for you")
      r"|\b(?:i'?ll|i will|let me) (?:get|have) (?:\w+ ){1,4}?(?:added|upgraded|downgraded|changed|cancell?ed|booked|"
@@ -536,6 +538,22 @@ _AS_AGENT: Gated = _gated(
      # offered as a question too: "shall I apply the temporary freeze to the card for you?"
      r"|\b(?:(?:i|we) ?(?:can|will|'ll|could)|(?:shall|should) (?:i|we)) (?:\w+ ){1,6}?(?:the|your|a|an) (?:\w+ ){0,3}?"
      r"(?:account|card|order|reservation|booking|refund|return|exchange|application|dispute|request) for you\b"),
+    # announcing the agent's operation on the record, done for the other side: a promise (or an offer) of the
+    # operation whose sentence names whom it serves, "for you" or "your" thing ("let me move MRD110 to May 24 for
+    # you", "I'll start the return on your current keyboard", "I'll move $750 from your checking into your
+    # savings"); the customer's own channels stay its own ("I'll file the claim on your website"), and so does what
+    # the sentence calls its own ("let me look up my order number for you")
+    (("for you", "your"),
+     r"\b(?:i'?ll|i will|i shall|let me|i'?m going to|i'?m gonna|(?:want|like) me to|shall i|should i) "
+     r"(?:(?:now|then|also|just|first|proceed to) )*"
+     r"(?:process|update|add|cancel|change|modify|book|rebook|refund|issue|set up|arrange|put|place|charge|apply|"
+     r"submit|exchange|block|start|initiate|begin|file|waive|remove|upgrade|downgrade|freeze|take care of|handle|"
+     r"look up|pull up|bring up|look into|check"
+     # (moving a booking or money, not oneself: "I'll move closer to the window for you")
+     r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance))\b"
+     r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?]){0,100}?"
+     r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
+     r"office|branch|company|team|policy|rules|word|time|help|patience)\b))"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
@@ -576,11 +594,6 @@ _AS_AGENT: Gated = _gated(
      # pull the booking up on the system")
      r"|\b(?:(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up)|(?:i'?ll|i will|let me|i can|i'?m going to) "
      r"(?:check|pull|look|bring|search|find))\b(?: \w+){0,4}? (?:in|on) (?:the|our) system\b"
-     # the agent's operation on the customer's item: "I'll start the return on your current keyboard" (the
-     # customer's own channels stay its own: "I'll file the claim on your website")
-     r"|\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:now )?(?:start|initiate|begin|process|file|submit|open|set up|"
-     r"issue)\b (?:the|a|an) (?:\w+ )?(?:return|exchange|refund|cancellation|claim|dispute|replacement)\b[^.!?]{0,30}?"
-     r"\b(?:on|for|of) your (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf)\b)"
      # the business's own stock: "let me check which lamp options we have in stock for you"
      r"|\bwe (?:have|carry|'ve got|got) (?:\w+ ){0,3}?in stock\b"
      # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card"
@@ -612,7 +625,7 @@ def speaks_as_agent(text: str) -> bool:
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 #: "Go ahead and" before a verb, in any tense and in chat spelling ("go ahead n"): it adds nothing to
 #: what the verb does.
-_GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead (?:and|n|'n'|&) ")
+_GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead (?:now |then )?(?:and|an'|n|'n'|&) ")
 #: Fillers after a speaker's "let me", "I'll", "I will" or "I can" ("just", "quickly", "real quick",
 #: "now", "first"): they add nothing to the verb that follows.
 _FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real quick|now|first) )+")
@@ -652,11 +665,12 @@ _RECITAL_CUES: Gated = _gated(
      r"\b(?:i was|i'?ve been|i have been|i am|i'?m) (?:told|instructed|asked|supposed|meant) to\b"),
     # a chain of fallback requests: a second alternative asked for before the first was answered
     (("if not", "failing that", "otherwise", "possible", "be done", "work", "you can't", "you cant", "you cannot"), _FALLBACK_CHAIN),
-    # how the user will react to what the agent asks later ("if you ask me to confirm, I'll
-    # ..."): a reply scripted for a later moment ("if you ask me, I'd say ...": an opinion)
-    (("if you ask",),
-     r"\bif you ask(?: me)? (?:to|for|whether|if|about|again)\b[^.!?]{0,60}?"
-     r"\b(?:i'?ll|i will|i won'?t|i will not|i'?d|i would|i wouldn'?t|i'?m going to|i'?m gonna)\b"),
+    # how the user will react to what the agent asks later: a reply scripted for a later moment, whatever
+    # the reply ("if you ask me to confirm, I'll ...", "if you ask for a reason, my plans changed", "when you
+    # finally ask me to confirm", "I'll confirm the cancellation when asked"; "if you ask me, I'd say ...": an opinion)
+    (("ask",),
+     r"\b(?:if|when|whenever|once) you (?:\w+ )?ask(?: me)? (?:to|for|whether|if|about|again)\b"
+     r"|\b(?:if|when|whenever|once) (?:i'?m |i am |i get )?asked\b"),
     # the user's own limits and conditions: a budget, what it accepts and on what terms
     (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
      r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"

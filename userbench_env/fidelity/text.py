@@ -577,9 +577,11 @@ def identifiers(text: str) -> tuple[str, ...]:
 
 
 #: Device features: (pattern, canonical name). Order matters: longer phrases first.
-_FEATURES = r"(airplane mode|aeroplane mode|flight mode|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
+_FEATURES = r"(airplane mode|aeroplane mode|flight mode|(?:(?:little|small|tiny) )?(?:air|aero)?plane (?:icon|picture|symbol|sign|logo)|" \
+            r"(?:little|small|tiny) (?:air|aero)?plane|mobile data|cellular data|data roaming|roaming|wi-?fi calling|wi-?fi|" \
             r"data saver(?: mode)?|vpn|data(?=(?:'s| is| was)\s+(?:\w+\s+)?(?:switched|turned|toggled|enabled|disabled|on|off)\b))"
-_ON = {"on", "yes", "enabled", "connected", "hooked up", "reconnect", "reconnects", "reconnected", "active", "activated"}
+_ON = {"on", "yes", "enabled", "connected", "hooked up", "reconnect", "reconnects", "reconnected", "active", "activated",
+       "lit", "lit up", "appeared", "has appeared", "have appeared"}
 _FEATURE = re.compile(_FEATURES)
 #: Adverbs that guess at a state or say what it usually is, stating none now ("probably off", "normally on").
 _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
@@ -591,21 +593,27 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on");
 #: the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
-#: laptop"), unless a duration follows ("on the whole time").
+#: laptop"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
+#: told by how the feature looks or by its coming back ("looks like it's on", "has come back on"), and an
+#: icon's state by its showing ("the little plane lit up", "has appeared").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay"
+    # how it looks on the screen, and coming back ("roaming looks like it's on", "the wifi has come back on")
+    r"|\s+(?:looks|seems|appears) (?:like it(?:'s| is)|to be)|(?:'s|'ve|\s+has|\s+have)?\s+(?:come|came) back"
     # the feature put before the one who set it ("roaming I already switched on before I flew")
     r"|\s+(?:i|we)(?:'ve| have| had)?\s+(?:(?:already|just|also)\s+)?(?:turned|switched|put|set|left|flipped|toggled|kept))?"
     r"(?P<neg>n't|\s+not|\s+never|\s+no longer)?"
     rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|"
     r"set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this|that|his|her|our|it|its)\b|\s+the\s+(?!whole|entire)\b)|off|"
-    r"(?:yes|no)(?![ \t]+[a-z])|"
-    r"enabled|disabled|connected|disconnected|hooked up|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive)\b",
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this(?!\s+(?:whole|entire)\b)|that|his|her|our|it|its)\b"
+    r"|\s+the\s+(?!whole|entire)\b)|off|(?:yes|no)(?![ \t]+[a-z])|"
+    r"enabled|disabled|connected|disconnected|hooked up|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive|"
+    # an icon seen on the screen ("the little aeroplane lit up at the top", "the plane picture has appeared")
+    r"lit(?: up)?|(?:has |have )?appeared)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
@@ -632,6 +640,8 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
+#: Seeing what follows on the screen: for an icon ("I can see the little plane up in the corner"), its feature on.
+_SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve noticed|there'?s)\s+(?:the\s+|a\s+|that\s+)?$")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
 #: on", "no VPN on there anymore" (a "no" on the same line, not a value: "Enabled: No").
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
@@ -650,7 +660,7 @@ _STATUS_BAR_FEATURES = (("airplane mode", True), ("data saver", False))
 
 def _feature(name: str) -> str:
     name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming").replace("cellular data", "mobile data")
-    if name in ("aeroplane mode", "flight mode"):
+    if name in ("aeroplane mode", "flight mode") or "plane" in name:  # the mode, or its icon ("the little plane")
         return "airplane mode"
     if name == "data":  # bare "data" is read only before a state ("my data's switched on")
         return "mobile data"
@@ -658,7 +668,7 @@ def _feature(name: str) -> str:
 
 
 #: Words one of which every match of :data:`_FEATURE` contains.
-_FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "mobile data", "cellular data", "roaming", "wifi",
+_FEATURE_GATES = ("airplane mode", "aeroplane mode", "flight mode", "plane ", "mobile data", "cellular data", "roaming", "wifi",
                   "wi-fi", "data saver", "vpn", "data's ", "data is ", "data was ")
 
 
@@ -704,9 +714,10 @@ def _earlier(text: str, start: int, end: int) -> bool:
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
 _UNMARKED_NEGATION = re.compile(r"\b(is|are|was|were|has|have|had|does|do|did|ca|wo)nt\b")
 #: Dialect forms of device talk beyond the shared ones (:data:`~userbench_env.fidelity.language.DIALECT_FORMS`):
-#: Nigerian Pidgin's "dey" (and "don dey") for "is" ("my data roaming dey on"), and Caribbean
+#: Nigerian Pidgin's "dey" (and "don dey") for "is" ("my data roaming dey on"), "ain't" for "isn't" (before
+#: neither "got" nor "have": "airplane mode ain't on"), and Caribbean
 #: "mih" (or "ma") for "my" before the phone or a feature ("mobile data on mih phone").
-_DEVICE_DIALECT_FORMS = ((re.compile(r"\b(?:don )?dey\b"), "is"),
+_DEVICE_DIALECT_FORMS = ((re.compile(r"\b(?:don )?dey\b"), "is"), (re.compile(r"\b(?:ain'?t|aint)\b(?! (?:got|have)\b)"), "isn't"),
                          (re.compile(r"\b(?:mih|ma)(?= (?:phone|cell|mobile|handset|device|data|wifi|wi-fi|sim|line)\b)"),
                           "my"))
 
@@ -753,6 +764,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
         elif (link := _LINK_BEFORE.search(lead)) is not None:
             on = link.group(2) not in ("off", None)
             verbs.append((feature, "on" if on != (link.group(1) is not None) else "off", earlier))
+        elif "plane" in m.group(1) and after is None and _SEEN_BEFORE.search(lead) is not None:
+            verbs.append((feature, "on", earlier))  # the icon seen on the screen ("I can see the little plane")
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
              for feature, absent_is_off in _STATUS_BAR_FEATURES if feature in line or absent_is_off]
     explicit = {f for f, _, _ in stated + verbs}  # a state a text states outweighs what its status bar implies
@@ -767,7 +780,7 @@ _WORKING = r"(?: works|(?:'s| is)(?: still| now| already)? working)\b(?! not\b)"
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
-        # the signal: status bar bars or "no signal", network status, a user's "full bars" / "signal's back" /
+        # the signal: status bar bars or "no signal", network status, a user's "full bars" / "all the bars" / "signal's back" /
         # "the signal has come back" (not "the signal is not good", nor "the service will come back": a hope)
         ("signal", "off", rf"{_BAR}(?:no signal|airplane mode)|"
                           r"cellular signal: none|cellular connection: no_service"
@@ -782,7 +795,10 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"(?!not |never |no longer |will |would |should |could |might |may |must )"
                          r"(?:\w+ )?(?:come |came |been )?"
                          r"(?:back|returned|restored|good|fine|strong|full|excellent|great)\b"
-                         r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"),
+                         r"|(?<!no )\bbars(?:'re| are| have| has)? (?:\w+ )?(?:come |came )?back\b"
+                         # every bar shown: "the signal bars are all full", "the bars at the top are full", "I've got all my bars showing"
+                         r"|(?<!no )\bbars(?: [a-z]+){0,4}?(?:'re| are) (?:all )?full\b"
+                         r"|\b(?:got|have|has|see|showing|shows|with) all (?:my |the |of the )?(?:signal )?bars\b"),
         # the SIM card
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       rf"|\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,3}}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
@@ -1040,6 +1056,10 @@ _HAVING = (r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|
 #: Words that never name an action reported done with "done" alone (persons, verbs, hedges).
 _NOT_AN_ACTION_NAME = (r"(?:i|me|we|us|you|u|they|he|she|it|almost|nearly|half|well|when|if|once|until|after|before|be|been|being|"
                        r"get|gets|getting|got|is|are|r|am|was|were|not|never|nothing|have|has|had|will|can|should|could|would)")
+#: Not asked: no question mark ends the clause a past action opens ("Done already?", "Shut her off and on
+#: again?" echo the agent), unless a question of its own starts before it ("restarted it, what next?").
+_NOT_ITS_QUESTION = (r"(?!(?:(?!\b(?:what|how|why|where|when|which|who|whose|should|shall|can|could|would|will|do|does|did|is|"
+                     r"are|am|was|were|anything|any)\b)[^.!?\n]){0,300}\?)")
 #: (Linear time: every repetition these patterns try at each position is bounded, so one
 #: position costs a constant: at most 4 filler words before a clause's verb, 8 spaces after
 #: its punctuation, and a question mark looked for within 300 characters of the clause.)
@@ -1057,12 +1077,13 @@ GENERIC_CLAIM = re.compile(
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b"
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b(?![^.!?\n]{0,300}\?)"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b{_NOT_ITS_QUESTION}"
     # a second past action joined to a first-person clause, its object the thing the first named
     # ("I found the Data Saver thing and switched it off")
     r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)\b[^.!?\n]{0,60}?\band (?:then )?"
     rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB} (?:it|that|them|this)\b(?![^.!?\n]{{0,300}}\?)"
-    r"|(?<!when )(?<!once )(?<!until )(?<!after )(?<!before )(?<!if )"  # (a time or condition to come claims nothing)
+    r"|(?<!when )(?<!once )(?<!until )(?<!after )(?<!before )(?<!if )"  # (a time or condition to come claims nothing,
+    r"(?<!sure )(?<!hope )(?<!hoping )(?<!whether )"  # nor one wished for or checked)
     r"\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
     # an action reported done by its name alone, chat dropping the verb: "APN reset done", "reboot complete"
@@ -1073,7 +1094,9 @@ GENERIC_CLAIM = re.compile(
     # the copula dropped, as creoles drop it, opening a clause: "It done.", "Dat finish."
     r"|(?:^|(?<=[.!?;,:\n]))\s{0,8}+(?:it|dat|that|dis) (?:done|finish|finished)(?:\s+(?:now|already))?(?=\s*(?:[.!,;\n]|$))"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
-    r"|\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has(?: now| already| just)? been|'s been| got| was)(?: (?:now|already|all|just))?"
+    # (not one wished for or checked: "I want to be sure it's fixed", "hoping that's sorted", "see if it's done")
+    r"|(?<!sure )(?<!hope )(?<!hoping )(?<!whether )(?<!\bif )(?<!once )(?<!when )(?<!until )"
+    r"\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has(?: now| already| just)? been|'s been| got| was)(?: (?:now|already|all|just))?"
     rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|seen to|given|run|"
     r"finished|complete)\b(?![^.!?\n]{0,300}\?)"
     # an access reported as now given: "messaging can get to my storage now", "the app has access now"

@@ -333,9 +333,13 @@ CLARIFIES = re.compile(
     r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|should i|am i supposed|"
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?|"
-    # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that safe?")
+    # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that going to wipe
+    # anything?", "is that safe?")
     r"what (?:does|will|would) (?:that|this|it) do|tell me what (?:that|this|it) (?:does|will do|is)|"
-    r"will (?:that|this|it) (?:\w+ )?(?:delete|erase|wipe|lose|remove|reset|affect|touch|do anything)|is (?:that|this|it) safe)"
+    r"(?:will|would|could|is|are) (?:that|this|it) (?:\w+ )?(?:going to |gonna )?(?:delete|erase|wipe|lose|remove|reset|affect|touch|"
+    r"mess|do anything)|is (?:that|this|it) safe"
+    # or what the user would lose by it ("will I lose my pictures if I do?", "am I gonna lose anything?")
+    r"|(?:will|would|could|do|am) i (?:\w+ )?(?:going to |gonna )?lose\b)"
 )
 
 
