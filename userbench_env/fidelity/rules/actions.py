@@ -292,7 +292,8 @@ class SkippedAction(_Requests):
     """Fails when the agent's latest text asked for a user tool and the user answers in
     text without calling any tool since and without engaging with the request: a
     question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
-    what it means, which one, how or where, whether to, what it will do) or what a thing the request names
+    what it means, which one, how or where, whether to, what it will do or what the user
+    would lose by it) or what a thing the request names
     is (:data:`ASKS_WHAT`); an unrelated question, one about cost or time, or one asking
     for another step instead (:data:`MOVES_ON`) is no engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
