@@ -2823,3 +2823,31 @@ def test_asking_what_one_would_lose_by_a_requested_action_engages_with_it(reply,
     _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
                     ("agent", "Could you please run reboot_device on your phone?"), ("user", reply)])
     assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 26: not having an item said in the progressive, fronted or in dialect; a refusal with no subject --------
+@pytest.mark.parametrize("reply, verdict", [
+    ("My email I am not having with me right now, sorry.", "fail"),  # the progressive of having
+    ("Email I don't give out over chat. My name should be enough.", "fail"),  # a habit of not giving it
+    ("Not sharing my email in a chat window, sorry.", "fail"),  # a refusal, its subject left out
+    ("Don't got my email handy, it's in a folder somewhere.", "fail"),
+    ("Not giving up on closing it, so here you go: morgan.mitchell@gmail.com", "pass"),  # not a refusal
+])
+def test_not_having_or_not_giving_an_item_in_any_word_order_withholds_it(reply, verdict):
+    _, _, tracker = _setup("banking", "task_061")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to close one of my two checking accounts."),
+                    ("agent", "Could you please tell me your email?"), ("user", reply)])
+    assert ("fail" in _verdicts(tracker, "withholds_requested_info")) is (verdict == "fail")
+
+
+# -- round 26: a sum paid named before the paying, or in pounds' slang, is money --------------------------------
+@pytest.mark.parametrize("text, found", [
+    ("I paid 340 quid for that ticket!", {"340"}),
+    ("ok that's under the 259.99 I paid, so fine", {"259"}),
+    ("On May 28, I paid for insurance.", set()),  # a date before the paying
+    ("the 2 I paid for arrived broken", set()),  # a count
+])
+def test_a_sum_paid_named_before_the_paying_or_in_quid_is_money(text, found):
+    from userbench_env.fidelity.language import amounts
+
+    assert amounts(text) == found

@@ -176,13 +176,13 @@ _DENIAL = (
     r"am unable to|'m unable to|unable to|never|ion|i no)\s+(?:\w+\s+){0,2}?"
     r"(?:know|remember|recall|have|i'?ve got|i have got|find|locate|think of|see|get at|access|tell (?:you|ya|ye|yous|youse|u)|say|"
     r"(?:put|lay|get) my (?:hands?|fingers?) on)\b"
-    r"|\b(?:am|'m) not (?:know|remember|recall|find|locat)ing\b"  # the progressive: "I am not remembering it"
+    r"|\b(?:am|'m) not (?:know|remember|recall|find|locat|hav)ing\b"  # the progressive: "I am not remembering it", "not having it handy"
     r"|\b(?:can'?t|cannot|couldn'?t|could not) (?:call|bring) (?:\w+ ){0,3}?to mind\b"  # "can't call my email to mind"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
     r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\b(?:haven'?t|have not|hasn'?t|has not) got\b"
-    # "ain't got" and Caribbean "ent got" ("ent got de order number on me")
-    r"|\b(?:ain'?t|aint|ent) (?:got|have)\b"
+    # "ain't got", Caribbean "ent got" ("ent got de order number on me") and "don't got"
+    r"|\b(?:ain'?t|aint|ent) (?:got|have)\b|\b(?:don'?t|dont|do not) got\b"
     # "have" of having, negated without "do", as British speech does: "haven't the booking number on me"
     r"|\b(?:haven'?t|have not|hasn'?t) (?:the|my|a|an|any|it|that|them)\b"
     r"|\bhave no (?:way|record)\b|\bnot (?:on|with) me\b|\bdon'?t have (?:it|that|them|one) (?:handy|on me|with me|here)\b"
@@ -193,7 +193,7 @@ _DENIAL = (
     r"|\b(?:i'?d|i would|i'?ll|i will|gotta|i'?ve got to|i need to|i have to) (?:\w+ ){0,2}?(?:have to |need to )?(?:go )?"
     r"(?:dig|look|check|find|go get|hunt|search|track)\b"
     # where it is instead of what it is: somewhere, buried, saved or written down elsewhere
-    r"|\bsomewhere (?:in|on|at|around)\b|\bburied (?:in|under|somewhere)\b"
+    r"|\bsomewhere (?:in|on|at|around)\b|\b(?:in|on) (?:an?|my|the|some) \w+ somewhere\b|\bburied (?:in|under|somewhere)\b"
     r"|\b(?:written|saved|stored|noted|jotted|filed) (?:down )?(?:somewhere|in (?:my|an?|the) (?:old|other)|on (?:my|an?|the) (?:old|other))\b"
     r"|\b(?:in|on) (?:my|the) (?:other|old) \w+"
     r"|\bleft (?:\w+ ){0,3}?(?:at|in|on) (?:home|work|the office|the car|my (?:car|desk|office|bag|other))\b"
@@ -202,11 +202,15 @@ _DENIAL = (
 )
 #: Refusing to share an item.
 _REFUSAL = (
-    r"\b(?:rather not|prefer not|'d prefer not|not comfortable|uncomfortable|not going to|won'?t|will not|refuse|"
+    r"\b(?:rather not|prefer not|'d prefer not|not comfortable|uncomfortable|not going to|not gonna|won'?t|will not|refuse|"
     r"not willing to|do not want to|don'?t want to|don'?t feel like|not allowed to|can'?t give|cannot give)\b"
     # (in the progressive too: "I'd rather not be giving out my date of birth")
     r"[^.!?]{0,40}\b(?:giv(?:e|ing)|shar(?:e|ing)|say(?:ing)?|tell(?:ing)?|provid(?:e|ing)|disclos(?:e|ing)|hand(?:ing)? over|"
     r"send(?:ing)?|read(?:ing)? out|reveal(?:ing)?)\b"
+    # a habit of not giving it, or a refusal with its subject left out: "my birth date I don't give out", "not
+    # giving out my date of birth over chat"
+    r"|\b(?:don'?t|do not|dont|never) (?:give|hand) (?:it |that |them |those |this )?(?:out|over|away)\b"
+    r"|(?:^|(?<=[.!?,;:]\s))(?:no,?\s+)?(?:not|never) (?:giving|handing|sharing|providing|disclosing) (?:out |over )?\b"
     r"|\bnone of your business\b|\bthat'?s private\b|\bkeep (?:that|it) (?:private|to myself)\b"
 )
 DENIAL = re.compile(_DENIAL)
@@ -1075,7 +1079,7 @@ def years(text: str) -> frozenset[str]:
 
 
 #: (A bare run of digits and commas is read from its first digit only: linear in the run.)
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks)\b")
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks|quid)\b")
 
 
 #: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
@@ -1087,18 +1091,22 @@ _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me|
                        r" (\d[\d,]*)(?:\.\d{1,2})?"
                        r"(?=\s*(?:[.,;:!?)](?!\d)|$)|\s(?:for|on|to|in|and|but|at|so|when|then|now|already|total|altogether"
                        r"|each|last|this|that|with|by|plus|or|not|though|tho)\b)")
+#: The same sum named before the paying ("under the 259.99 I paid", "the 80 we spent on it"): two digits at least
+#: (a count, "the 2 I paid for", is too short to be read as money).
+_SUM_PAID = re.compile(r"(?<![\d,.$])(\d{2,}(?:,\d{3})*)(?:\.\d{1,2})? (?:that |which )?(?:i|we) (?:paid|spent)\b")
 
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` writes ("$349", "about 200 dollars", "$1,000.50", "$250k",
-    "I paid 412 for it": :data:`_PAID_SUM`), as their whole-dollar digits ("349", "200",
+    """The money amounts ``text`` writes ("$349", "about 200 dollars", "340 quid", "$1,000.50", "$250k",
+    "I paid 412 for it", "the 259.99 I paid": :data:`_PAID_SUM`, :data:`_SUM_PAID`), as their whole-dollar digits ("349", "200",
     "1000", "250000", "412")."""
     if _DIGIT.search(text) is None:
         return frozenset()
     low = text.lower()
+    paid = [*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low)]
     return frozenset((m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else "")
-                     for m in _MONEY.finditer(low)) | frozenset(m.group(1).replace(",", "") for m in _PAID_SUM.finditer(low))
+                     for m in _MONEY.finditer(low)) | frozenset(m.group(1).replace(",", "") for m in paid)
 
 
 _THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")
