@@ -2720,7 +2720,8 @@ def test_saying_one_quoted_line_is_no_recital(said, verdict):
     assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is (verdict == "fail")
 
 
-# -- round 25: the agent's operation promised for the other side, however far "for you" or "your" comes ----------
+# -- round 25: the agent's operation promised for the other side, however far "for you" or "your" comes; the ----
+# -- brief called a finished script; the agent's offer of further help ----------------------------------------------
 @pytest.mark.parametrize("text, as_agent", [
     ("Great. I'll go ahead now and change the shipping on order #W1234567 over to the express option for you.", True),
     ("Noted - I shall now update both of your upcoming bookings to the aisle seats.", True),
@@ -2733,15 +2734,7 @@ def test_saying_one_quoted_line_is_no_recital(said, verdict):
     ("I'll take your word for it, thanks.", False),
     ("Shall I spell the surname out for you?", False),
     ("I'll check my email and get back to you.", False),
-])
-def test_the_agents_operation_promised_for_the_other_side_speaks_as_the_agent(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
-    assert speaks_as_agent(text) is as_agent
-
-
-# -- round 25: the brief finished or named as the speaker's script, and the agent's offer of further help --------
-@pytest.mark.parametrize("text, agent_like", [
+    # the brief finished or named as the speaker's script, and the agent's offer of further help
     ("Lovely, and that finishes my script for today. ###STOP###", True),
     ("That's everything from the scenario I've been given, thanks. ###STOP###", True),
     ("ok that's my caller script done lol", True),
@@ -2749,10 +2742,10 @@ def test_the_agents_operation_promised_for_the_other_side_speaks_as_the_agent(te
     ("Please skip the have-you-restarted-it script, I've done all that.", False),  # the agent's script
     ("Anything further you need from me?", False),  # offering the agent one's own details
 ])
-def test_the_brief_named_as_a_finished_script_or_further_help_offered_speaks_out_of_part(text, agent_like):
+def test_the_agents_operation_promised_or_the_brief_called_a_finished_script_speaks_out_of_part(text, as_agent):
     from userbench_env.fidelity.language import speaks_as_agent
 
-    assert speaks_as_agent(text) is agent_like
+    assert speaks_as_agent(text) is as_agent
 
 
 # -- round 25: a reply scripted for the agent's later question, whatever form the reply takes ---------------------

@@ -443,6 +443,10 @@ _OWNED_ITEM = rf"(?:your|the (?:card ?holder|account ?holder|customer|passenger|
 #: The same, or the item on the record ("the phone number on the account", "on file"): a customer may
 #: ask the agent to confirm that one, so it is read only where a customer would not ask.
 _WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|card|booking|profile|record)|file)\b"
+#: One character of a sentence, where the sentence does not name the speaker's own thing ("my",
+#: "myself"): work "for you" on what the customer calls its own is the customer's ("let me look up my order
+#: number for you").
+_NOT_ONES_OWN = r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?])"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 #: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
@@ -522,7 +526,7 @@ _AS_AGENT: Gated = _gated(
      # (asking what to try next is the customer's part: "what would you like me to try next?")
      r"|\bwhat would you like (?:to do|me to(?! (?:try|run|check|test)\b| do next\b)|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b"
-     r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?]){0,30}\bfor you\b"
+     rf"{_NOT_ONES_OWN}{{0,30}}\bfor you\b"
      # the agent's work on the record reported done for the customer ("I have processed the cancellation of
      # order #W85579168 for you"; a user's own checks and submissions "for you" are its part)
      r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,80}\bfor you\b"
@@ -555,7 +559,7 @@ _AS_AGENT: Gated = _gated(
      r"look up|pull up|bring up|look into|check"
      # (moving a booking or money, not oneself: "I'll move closer to the window for you")
      r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance))\b"
-     r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?]){0,100}?"
+     rf"{_NOT_ONES_OWN}{{0,100}}?"
      r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
      r"office|branch|company|team|policy|rules|word|time|help|patience)\b))"),
     (("seems to be", "understand your", "see what i can do"),

@@ -660,7 +660,7 @@ _STATUS_BAR_FEATURES = (("airplane mode", True), ("data saver", False))
 
 def _feature(name: str) -> str:
     name = name.lower().replace("wi-fi", "wifi").replace("data roaming", "roaming").replace("cellular data", "mobile data")
-    if name in ("aeroplane mode", "flight mode") or "plane" in name:  # the mode, or its icon ("the little plane")
+    if "plane" in name or name == "flight mode":  # the mode in any spelling, or its icon ("the little plane")
         return "airplane mode"
     if name == "data":  # bare "data" is read only before a state ("my data's switched on")
         return "mobile data"
@@ -1058,6 +1058,9 @@ _NOT_AN_ACTION_NAME = (r"(?:i|me|we|us|you|u|they|he|she|it|almost|nearly|half|w
                        r"get|gets|getting|got|is|are|r|am|was|were|not|never|nothing|have|has|had|will|can|should|could|would)")
 #: Not asked: no question mark ends the clause a past action opens ("Done already?", "Shut her off and on
 #: again?" echo the agent), unless a question of its own starts before it ("restarted it, what next?").
+#: Not a done state wished for or checked ("I want to be sure it's fixed", "hoping that's sorted", "see whether
+#: it's done"): the words before a claim that make it none.
+_NOT_WISHED = r"(?<!sure )(?<!hope )(?<!hoping )(?<!whether )"
 _NOT_ITS_QUESTION = (r"(?!(?:(?!\b(?:what|how|why|where|when|which|who|whose|should|shall|can|could|would|will|do|does|did|is|"
                      r"are|am|was|were|anything|any)\b)[^.!?\n]){0,300}\?)")
 #: (Linear time: every repetition these patterns try at each position is bounded, so one
@@ -1083,7 +1086,7 @@ GENERIC_CLAIM = re.compile(
     r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)\b[^.!?\n]{0,60}?\band (?:then )?"
     rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB} (?:it|that|them|this)\b(?![^.!?\n]{{0,300}}\?)"
     r"|(?<!when )(?<!once )(?<!until )(?<!after )(?<!before )(?<!if )"  # (a time or condition to come claims nothing,
-    r"(?<!sure )(?<!hope )(?<!hoping )(?<!whether )"  # nor one wished for or checked)
+    rf"{_NOT_WISHED}"  # nor one wished for or checked)
     r"\b(?:all|it'?s|its|it is|that'?s|thats|that is|i'?m|i am|we'?re|everything'?s|everything is|this is)\s+"
     r"(?:now\s+|been\s+)?(?:done|finished|completed?|sorted|taken care of|all set)\b(?![^.!?\n]{0,300}\?)"
     # an action reported done by its name alone, chat dropping the verb: "APN reset done", "reboot complete"
@@ -1095,7 +1098,7 @@ GENERIC_CLAIM = re.compile(
     r"|(?:^|(?<=[.!?;,:\n]))\s{0,8}+(?:it|dat|that|dis) (?:done|finish|finished)(?:\s+(?:now|already))?(?=\s*(?:[.!,;\n]|$))"
     # something reported done in the passive: "that one's filed", "roaming's sorted", "network mode's been switched"
     # (not one wished for or checked: "I want to be sure it's fixed", "hoping that's sorted", "see if it's done")
-    r"|(?<!sure )(?<!hope )(?<!hoping )(?<!whether )(?<!\bif )(?<!once )(?<!when )(?<!until )"
+    rf"|{_NOT_WISHED}(?<!\bif )(?<!once )(?<!when )(?<!until )"
     r"\b(?!nothing\b|none\b)(?:it|that|this|that one|this one|everything|[a-z]+)(?:'s| is| has(?: now| already| just)? been|'s been| got| was)(?: (?:now|already|all|just))?"
     rf" (?!(?:{_NOT_ACTIONS})\b)(?:[a-z][a-z-]*(?<!e)ed|done|set|sent|reset|sorted|gone|taken care of|seen to|given|run|"
     r"finished|complete)\b(?![^.!?\n]{0,300}\?)"
