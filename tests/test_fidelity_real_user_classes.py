@@ -2844,3 +2844,122 @@ def test_a_sum_paid_named_before_the_paying_or_in_quid_is_money(text, found):
     from userbench_env.fidelity.language import amounts
 
     assert amounts(text) == found
+
+
+# -- round 27: a check's good outcome named as what a check to come is for reports nothing -------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("I'll run a speed test in a bit to make sure I'm getting excellent speed.", set()),
+    ("Going to do a speed test on my own later to confirm the internet is fast again.", set()),
+    ("Let me send my sister a photo to verify picture messages send fine now.", set()),
+    ("Pages load fast now, thank you!", {"run_speed_test"}),  # reported, no check run
+    ("The speed is excellent now, I confirmed it twice.", {"run_speed_test"}),
+])
+def test_an_outcome_named_as_what_a_check_to_come_is_for_reports_nothing(text, checks):
+    assert reported_checks(text) == frozenset(checks)
+
+
+# -- round 27: voicing one's persona beside the problem, a long sentence touched by one everyday word aside -------
+_HARD_MMS_TASK = ("[mms_issue]airplane_mode_on|bad_network_preference|bad_wifi_calling|break_app_storage_permission|"
+                  "unseat_sim_card[PERSONA:Hard]")
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    # the problem (its words also in a long instruction: "able to send") and the persona voiced: in character
+    ("Good morning. Since breakfast I haven't been able to send picture messages, and I keep trying to send photos of "
+     "my grandchildren. I'm hopeless with technology, so please go slowly with me.", "pass"),
+    # the persona recited with the scenario's conditions: its brief at once
+    ("Hi. I'm 64, a retired librarian, and technology makes me uneasy. I can't send picture messages. If your first "
+     "fix doesn't work I'll be frustrated, and I won't change my data plan, though I'd refuel 2 GB of data.", "fail"),
+])
+def test_voicing_ones_persona_beside_the_problem_is_in_character(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("telecom", _HARD_MMS_TASK, source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is (verdict == "fail")
+
+
+# -- round 27: a network mode named as the phone's preference is the setting, not the network in use --------------
+@pytest.mark.parametrize("text, states", [
+    ("Network preference set to 4G/5G preferred.", {("network preference", "4g"), ("network preference", "5g")}),
+    ("Preferred Network Mode set to: 4g_5g_preferred\nStatus Bar: Excellent | 5G",
+     {("network preference", "4g"), ("network preference", "5g"), ("network", "5g"), ("airplane mode", "off")}),
+    ("It's on 4G now, which I prefer.", {("network", "4g")}),  # the network in use, liked
+])
+def test_a_network_mode_named_as_the_preference_is_the_setting(text, states):
+    assert set(device_states(text)) == states
+
+
+@pytest.mark.parametrize("recap, verdict", [
+    ("Thanks! To sum up: network preference set to 4G/5G preferred, and the VPN is off.", "pass"),
+    ("Thanks! To sum up: the phone is on 4G now and the VPN is off.", "fail"),  # the bar shows 5G
+])
+def test_recapping_the_preference_set_earlier_is_supported(recap, verdict):
+    _, world, tracker = _setup("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference|bad_vpn|"
+                                          "data_saver_mode_on|user_abroad_roaming_disabled_on[PERSONA:Easy]")
+    tracker.agent_text(0, GREETING)
+    tracker.user_text(0, "My mobile data is barely working.")
+    for turn, tool, arguments in ((1, "toggle_airplane_mode", {}), (2, "set_network_mode_preference", {"mode": "4g_5g_preferred"}),
+                                  (3, "disconnect_vpn", {})):
+        tracker.agent_text(turn, f"Could you please run {tool} on your side?")
+        shown = _user_call(world, tracker, turn, tool, arguments)
+        tracker.user_text(turn, f"Done, it says: {shown.splitlines()[0]}")
+    tracker.agent_text(4, DONE)
+    tracker.user_text(4, recap)
+    assert _verdicts(tracker, "unsupported_device_state")[-1] == verdict
+
+
+# -- round 27: a stop right after the agent hands the conversation over is no premature stop -----------------------
+@pytest.mark.parametrize("agent, handed_over", [
+    ("I am transferring you to a human agent now. Please hold on.", True),
+    ("You're being transferred to our billing team.", True),
+    ("Would you like me to transfer you to a human agent?", False),  # an offer, waiting on the user
+    ("I'm unable to transfer you to a human agent, but I can help here.", False),
+    ("I can transfer you if you like.", False),
+])
+def test_what_hands_the_conversation_over(agent, handed_over):
+    from userbench_env.fidelity.outcomes import hands_over
+
+    assert hands_over(agent) is handed_over
+
+
+@pytest.mark.parametrize("agent, verdict", [
+    ("I am transferring you to a human agent now. Please hold on.", "pass"),
+    ("Would you like me to transfer you to a human agent?", "fail"),
+])
+def test_a_stop_after_the_agent_hands_over_is_not_premature(agent, verdict):
+    _, _, tracker = _setup("airline", "10")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to move my Houston flight back by a day."),
+                    ("agent", "Could you please tell me your user id?"), ("user", "liam_khan_2521"),
+                    ("agent", agent), ("user", "Thank you, that's all I needed. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == [verdict]
+
+
+# -- round 27: a fact its sentence states, then "only provide this information when asked": guarded --------------
+def test_a_condition_pointing_back_guards_the_fact_its_sentence_states():
+    from userbench_env.fidelity.conditions import conditions
+
+    found = conditions("You'd pay with your debit card ending in 5521 (only give this information when the agent asks).")
+    assert [c.fact for c in found] == [frozenset({"5521"})]
+    assert conditions("Respond reactively - only provide details when the agent asks.") == []
+
+
+@pytest.mark.parametrize("said, verdict", [
+    ("aarav_ahmed_6699. The new one goes on my credit card ending 7334, by the way.", "fail"),
+    ("aarav_ahmed_6699.", "pass"),
+])
+def test_the_guarded_card_given_before_the_question_is_volunteered(said, verdict):
+    _, _, tracker = _setup("airline", "35")  # "credit card ending in 7334 (only provide this information when ...)"
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to cancel my May 22 flight and book a new one to SFO."),
+                    ("agent", "Could you please tell me your user id?"), ("user", said)])
+    assert ("fail" in _verdicts(tracker, "volunteers_unasked_info")) is (verdict == "fail")
+
+
+# -- round 27: the Scots "-na" negations read as "n't" ------------------------------------------------------------
+@pytest.mark.parametrize("text, standard", [
+    ("I havena got it to hand", "i haven't got it to hand"),
+    ("it didna work and I dinna ken why", "it didn't work and i don't ken why"),
+    ("the new arena, Dona Ana", "the new arena, dona ana"),  # words of their own
+])
+def test_scots_na_negations_read_as_nt(text, standard):
+    from userbench_env.fidelity.language import standard_spelling
+
+    assert standard_spelling(text) == standard

@@ -34,12 +34,16 @@ _MENTION_ONLY_IF = re.compile(
     r"the\s+(?:service\s+)?agent\s+(?:does not|doesn't)?\s*(?:mention|ask|say|bring)",
     re.I,
 )
-#: "only mention/say/give X if (the agent) asks (about Y)".
+#: "only mention/say/give X if (the agent) asks (about Y)"; X may point back to the fact stated before it
+#: (:data:`_POINTS_BACK`).
 _ONLY_WHEN_ASKED = re.compile(
-    r"\bonly\s+(?:mention|say|tell|give|share|bring up)\s+(?P<guarded>[^,;:()]{1,120}?)\s+(?:if|when)\s+"
+    r"\bonly\s+(?:mention|say|tell|give|share|provide|bring up)\s+(?P<guarded>[^,;:()]{1,120}?)\s+(?:if|when)\s+"
     r"(?:the\s+(?:service\s+)?agent\s+|you are\s+|you're\s+)?asks?(?:ed)?(?:\s+(?:about|for)\s+(?P<trigger>[^,;:.]{1,120}))?",
     re.I,
 )
+#: What points back to the fact its sentence states before the condition ("You can pay with your card
+#: ending in 7334 (only provide this information when the agent asks for it)").
+_POINTS_BACK = re.compile(r"(?:it|them|this|that|these|those)(?: (?:information|info|details?|facts?|numbers?))?", re.I)
 _IF_CLAUSE = re.compile(r"\bif\s+the\s+agent\s+(?:tells you|says)\s+(?P<guarded>[^,;:()]{1,160})", re.I)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 #: How scenarios address the simulated user: never what a condition is about.
@@ -105,7 +109,8 @@ def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Cond
                 guarded = clause.group("guarded")
             found = (guarded, guarded, False)
         elif (m := _ONLY_WHEN_ASKED.search(sentence)) is not None:
-            found = (m.group("trigger") or "", m.group("guarded"), True)
+            guarded = sentence[:m.start()] if _POINTS_BACK.fullmatch(m.group("guarded")) else m.group("guarded")
+            found = (m.group("trigger") or "", guarded, True)
         elif (m := _IF_AGENT.search(sentence)) is not None and m.group("verb").lower().startswith("ask"):
             found = (m.group("trigger"), m.group("then"), True)
         if found is None:

@@ -223,14 +223,16 @@ def _plain(text: str) -> str:
 
 #: Dialect and eye-dialect forms, read as their standard written forms (on lower-cased text
 #: with straight apostrophes): Scots negations, "no'" or "no" before a verb for "not"
-#: ("data's no' working", "data's no workin"), "-nae" for "n't" ("isnae", "cannae",
-#: "disnae"), "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind"
+#: ("data's no' working", "data's no workin"), "-nae" or "-na" for "n't" ("isnae", "cannae",
+#: "disnae", "havena", "didna"; not "arena" or "dona", which are words), "dinnae" for "don't", "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind"
 #: for "can't remember"; a dropped final g ("roamin'" for "roaming", "roamin's" for
 #: "roaming's", "anythin'"); "an'" for "and", "o'" for "of"; "ye" and the Black Country's "yow" for "you",
 #: "yer" for "your".
 DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),
                  (re.compile(r"\bdisnae\b"), "doesn't"), (re.compile(r"\bcann(?:ae|a)\b"), "can't"),
                  (re.compile(r"\b(is|are|was|were|has|have|had|did|do|wo|could|would|should)nae\b"), r"\1n't"),
+                 (re.compile(r"\b(is|was|were|has|have|had|did|could|would|should)na\b"), r"\1n't"),
+                 (re.compile(r"\bdinn(?:ae|a)\b"), "don't"),
                  (re.compile(r"\bnae\b"), "no"), (re.compile(r"\baff\b"), "off"), (re.compile(r"\btae\b"), "to"),
                  (re.compile(r"\bcan't mind\b"), "can't remember"),
                  (re.compile(r"\b(\w{2,}in)'s\b"), r"\1g's"), (re.compile(r"\b(\w{2,}in)'(?!\w)"), r"\1g"),

@@ -13,6 +13,7 @@ user's fidelity.
   possible under our policy", or referred elsewhere: "I recommend contacting ...") or None;
 * :func:`accepts_offer`: a user text gives the go-ahead to an action the agent offered;
   :func:`referred_elsewhere`: the agent referred the user elsewhere and the user will go there;
+  :func:`hands_over`: the agent hands the conversation over to someone else now;
 * :func:`waits_on_user`: the text asks the user for something (an item, a choice, a
   confirmation), courtesy questions aside ("Is there anything else I can help you with?");
 * :func:`standing`: over the agent's texts in order, the latest of those readings;
@@ -183,6 +184,21 @@ def accepts_offer(agent_text: str, text: str) -> bool:
     (a transfer, a human agent) settles nothing of the request."""
     return (_OFFER.search(agent_text) is not None and _ACCEPT.search(text) is not None
             and _HANDOFF.search(text) is None)
+
+
+#: An agent handing the conversation over now ("I am transferring you to a human agent", "you're
+#: being transferred"), not offering to ("would you like me to transfer you?") or refusing to.
+_HANDING_OVER = re.compile(r"\b(?:i'?m|i am|we'?re|we are|i'?ll|i will|we'?ll|we will|i'?ve|i have|i'?m going to) (?:now |just )?"
+                           r"(?:be )?transferr?(?:ing|ed)? you\b|\byou(?:'re| are|'ll be| will be) (?:now )?(?:being )?transferred\b",
+                           re.I)
+
+
+def hands_over(agent_text: str) -> bool:
+    """True when an agent text hands the conversation over to someone else now ("I am
+    transferring you to a human agent now"), refusing nothing and asking nothing back: the
+    user's request leaves this conversation, whichever token the user ends it with."""
+    return (_HANDING_OVER.search(agent_text) is not None and _CANNOT.search(agent_text) is None
+            and not waits_on_user(agent_text))
 
 
 def referred_elsewhere(agent_text: str, text: str) -> bool:

@@ -828,6 +828,11 @@ _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to
                       r"|\b(?:on|using|set to|stuck on|getting|gets|shows|showing|says|reads|connected to|(?:network )?type(?:'s| is|:)|"
                       r"network mode(?:'s| is)?(?: \w+){0,3}?) (?:only |just |the )?"
                       r"((?:[2-5]g|lte)(?:\s*(?:/|or|and|-)\s*(?:[2-5]g|lte))*)\b")
+#: A network mode named as the phone's preference, in its name, just after it or just before it ("Preferred
+#: Network Mode set to: 4g_5g_preferred", "4G/5G preferred", "network preference set to 4G"): the setting,
+#: not the network the status bar shows in use.
+_PREFERENCE_AFTER = re.compile(r"[\s_]*prefer")
+_PREFERENCE_BEFORE = re.compile(r"\bprefer\w*(?: [\w-]+){0,2} ?$")
 #: An app permission: the names a result lists or a user gives ("storage permission", "sms access").
 _PERMISSION_NAME = r"(sms|storage|phone|network|camera|location|contacts|microphone|notifications?|(?:all|every)(?: the)?)"
 _PERMISSIONS = re.compile(r"has permission for: ([\w, ]+)|permission '(\w+)' granted"
@@ -865,7 +870,8 @@ _PERMISSION_GATES = ("permission", "access", "allowed", "storage", "sms", "camer
 
 def _aspects(text: str) -> list[tuple[str, str, bool]]:
     """(aspect, value, past) triples of :data:`_ASPECT_PATTERNS`, network modes (``network``:
-    a generation such as ``5g``; a negated one, "it's not on 5G", asserts none) and app
+    a generation such as ``5g``; a negated one, "it's not on 5G", asserts none; ``network
+    preference`` when named as the preference set: :data:`_PREFERENCE_BEFORE`) and app
     permissions (``permission <name>``: ``on``, or ``off`` when negated or listed as
     missing; "all permissions": every tracked one) in lower-cased ``text``; ``past`` when
     the clause describes an earlier state (:func:`_earlier`)."""
@@ -878,7 +884,9 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     for m in (_NETWORK.finditer(text) if gated(_NETWORK_GATES, text) else ()):
         if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not _asked(text, m.start(), m.end()):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
-            out += [("network", g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
+            aspect = "network preference" if ("prefer" in m.group(0) or _PREFERENCE_AFTER.match(text, m.end())
+                                              or _PREFERENCE_BEFORE.search(text, max(0, m.start() - 40), m.start())) else "network"
+            out += [(aspect, g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     if not gated(_PERMISSION_GATES, text):
         return out
     for m in _PERMISSIONS.finditer(text):
@@ -946,6 +954,7 @@ _STATE_TOOLS: dict[str, frozenset[str]] = {
         ("airplane mode", ("toggle_airplane_mode",)), ("roaming", ("toggle_roaming",)), ("mobile data", ("toggle_data",)),
         ("data saver", ("toggle_data_saver_mode",)), ("wifi", ("toggle_wifi",)), ("wifi calling", ("toggle_wifi_calling",)),
         ("vpn", ("connect_vpn", "disconnect_vpn")), ("network", ("set_network_mode_preference",)),
+        ("network preference", ("set_network_mode_preference",)),
         ("sim", ("reseat_sim_card",)), ("apn", ("reset_apn_settings", "set_apn_settings")),
         ("permissions", ("grant_app_permission",)),
     )
@@ -973,8 +982,11 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
 #: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), demanding
 #: it ("it had better be faster"), assuming it or taking the agent's word for it ("I'll take
-#: it MMS goes through now", "my criterion is a speed test that says excellent").
+#: it MMS goes through now", "my criterion is a speed test that says excellent"), or naming it
+#: as what a check to come is for ("I'll run a speed test to make sure it's excellent", "to
+#: confirm I'm getting excellent speed").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
+                       r"make sure|ensure|confirm|verify|see if|"
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"

@@ -131,6 +131,8 @@ class _Observed(Rule):
             fresh: dict[str, set[str]] = {}
             for feature, state in device_states(result.content):
                 fresh.setdefault(feature, set()).add(state)
+                if feature == "network preference":  # the modes a preference allows: what the network may be on
+                    fresh.setdefault("network", set()).add(state)
             self._observed.update(fresh)
             self._history.update((f, s) for f, states in fresh.items() for s in states)
             if call.name.startswith("toggle_"):  # the toggled feature was in the other state before

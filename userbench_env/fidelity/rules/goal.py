@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import content_stems, speaks_as_agent
-from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, answers, asks_for_information, makes_request,
-                                             referred_elsewhere, reports, reports_action, standing, withdrew)
+from userbench_env.fidelity.outcomes import (accepts_offer, action_open, agent_outcome, answers, asks_for_information, hands_over,
+                                             makes_request, referred_elsewhere, reports, reports_action, standing, withdrew)
 from userbench_env.fidelity.text import lowered as lower, ToolMentions
 from userbench_env.fidelity.rules.actions import _Requests
 from userbench_env.fidelity.rules.base import register_rule, Rule, STOP_TOKEN, TRANSFER_TOKEN
@@ -38,6 +38,9 @@ class PrematureStop(_Requests, _OnToken):
     agent has neither reported it done nor said it cannot be done:
 
     * a stop in the opening message, before the agent answered, fails;
+    * a stop right after the agent said it hands the conversation over to someone else now
+      (:func:`~userbench_env.fidelity.outcomes.hands_over`: "I am transferring you to a human
+      agent") passes: nothing is left to pursue with this agent, whichever token ends it;
     * a stop while an action the agent asked the user to perform on its side
       (``params["tools"]``, the user's tools) has not been performed since fails, unless the
       agent has reported the request done since (below): the user knows its own part of the
@@ -145,6 +148,8 @@ class PrematureStop(_Requests, _OnToken):
         refused = any(agent_outcome(said) == "cannot" for _, _, said, _ in feed.agent)
         if len(feed.user) <= 1:
             verdict, why = "fail", "stops in its opening message, before the agent answered the request"
+        elif feed.agent and hands_over(feed.agent[-1][2]):
+            verdict, why = "pass", ""  # handed over: nothing is left to pursue with this agent
         # (a figure answers a question and settles no action: after one, a withdrawal says the goal is not reached)
         elif now == "done" and not self._action_open() and (any(map(reports_action, agent)) or not self._withdrew(since)):
             verdict, why = "pass", ""

@@ -64,7 +64,9 @@ class DumpsBlueprint(Rule):
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
     refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
     with, counts unless the one sentence nearly recited is a persona note, ``params["persona"]``,
-    and nothing else talks about the brief: voicing one's own persona is in character)
+    and nothing else talks about the brief: voicing one's own persona is in character; beside
+    it, a long sentence touched by one everyday word, "able to send" in a long instruction on
+    what to do if asked whether one can send, is not recited)
     recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
@@ -119,6 +121,7 @@ class DumpsBlueprint(Rule):
             read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
             topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
+            sizes = [len(words) for words, _ in read]
             read = [(words - topic, reason) for words, reason in read]
             sentences: list[Sentence] = []
             for i, (words, reason) in enumerate(read):
@@ -127,7 +130,7 @@ class DumpsBlueprint(Rule):
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
                     sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
-                                              line_of.get(texts[i], -1)))
+                                              line_of.get(texts[i], -1), sizes[i]))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
@@ -199,6 +202,8 @@ class Sentence(NamedTuple):
     #: The index of the line the scenario quotes for the user to say that it is part of
     #: (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`), -1 for none.
     line: int = -1
+    #: How many content stems it has, its topic words included (exempt and scenario words aside).
+    size: int = 0
 
 
 class RecitalCriterion(NamedTuple):
@@ -331,8 +336,12 @@ class RecitalReader:
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
         # voicing its own persona is in character: beside one persona note alone, with no other talk about
-        # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
-        manner = len(nearly) != 1 or not nearly[0][0].persona or recital_cues(text, conditions, False) > 0
+        # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none (a long
+        # sentence touched by one everyday word, "able", is what any message on the matter says: not beside it)
+        firm = [sentence for sentence, shared, _ in nearly
+                if len(shared) >= 2 or shared & sentence.marks or 2 * len(shared) >= sentence.size] \
+            if len(nearly) > 1 else [sentence for sentence, *_ in nearly]
+        manner = len(firm) != 1 or not firm[0].persona or recital_cues(text, conditions, False) > 0
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum

@@ -1,0 +1,66 @@
+"""The writers' batches kept in ``tests/fidelity_batches`` (from batch 72): hand-written scripts
+by writers who never read the rules, scored like the corpus but kept out of it. Their
+false alarms and recall are reported by ``userbench validate-fidelity --corpus`` (see the
+folder's README and docs/fidelity-validity.md), not asserted here."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from userbench_env.fidelity.corpus import load_corpus, replay_case
+
+HERE = Path(__file__).parent
+BATCHES = sorted(path for path in (HERE / "fidelity_batches").iterdir() if path.name.startswith("b"))
+#: Each batch's writers and the seed of each writer's pack (``tools/make_pack.py SEED 32``).
+PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamastyle": 1294},
+         "b73": {"gptstyle21": 1295, "mistralstyle": 1296, "goan": 1297, "hurried": 1298},
+         "b74": {"gptstyle22": 1299, "claudestyle": 1300, "queenslander": 1301, "cypriot": 1302},
+         "b75": {"gptstyle23": 1303, "qwenstyle": 1304, "ozarks": 1305, "oxbridge": 1306}}
+
+
+def test_every_batch_is_listed_with_its_writers_and_loads():
+    assert [path.name for path in BATCHES] == sorted(PACKS)
+    corpus_writers = {case.writer for case in load_corpus(HERE / "fidelity_corpus")}
+    ids: set[str] = set()
+    for batch in BATCHES:
+        cases = load_corpus(batch)
+        assert {case.writer for case in cases} == set(PACKS[batch.name])
+        assert not {case.writer for case in cases} & corpus_writers  # writers the rules were never tuned on
+        assert not ids & {case.id for case in cases}
+        ids |= {case.id for case in cases}
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=lambda path: path.name)
+def test_every_script_of_a_batch_replays(batch, tau2_data):
+    errors = {case.id: result.error for case in load_corpus(batch) if (result := replay_case(case)).error}
+    assert not errors, errors
+
+
+def _make_pack():
+    spec = importlib.util.spec_from_file_location("make_pack", HERE / "fidelity_batches" / "tools" / "make_pack.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("batch", BATCHES, ids=lambda path: path.name)
+def test_each_writers_clean_scripts_follow_its_pack_in_order(batch, tau2_data):
+    make_pack = _make_pack()
+    for writer, seed in PACKS[batch.name].items():
+        clean = [case for case in load_corpus(batch / f"writer_{writer}.jsonl") if case.clean]
+        pack = [(domain, task.id) for domain, task in make_pack.sample_tasks(seed, 32)]
+        assert [(case.domain, case.task_id) for case in clean] == pack, writer
+
+
+def test_the_ratings_name_turns_of_batch_and_corpus_scripts():
+    cases = {case.id: case for folder in [*BATCHES, HERE / "fidelity_corpus"] for case in load_corpus(folder)}
+    for path in (HERE / "fidelity_batches" / "ratings").glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            rating = json.loads(line)
+            case = cases[rating["id"]]
+            assert (HERE.parent / rating["file"]).is_file() and rating["turn"] < len(case.turns), rating
+            raters = [key for key in rating if key[0] == "Z"]
+            assert len(raters) == 2 and all(rating[r]["violation"] in ("yes", "no", "unsure") for r in raters), rating
