@@ -18,7 +18,9 @@ BATCHES = sorted(path for path in (HERE / "fidelity_batches").iterdir() if path.
 PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamastyle": 1294},
          "b73": {"gptstyle21": 1295, "mistralstyle": 1296, "goan": 1297, "hurried": 1298},
          "b74": {"gptstyle22": 1299, "claudestyle": 1300, "queenslander": 1301, "cypriot": 1302},
-         "b75": {"gptstyle23": 1303, "qwenstyle": 1304, "ozarks": 1305, "oxbridge": 1306}}
+         "b75": {"gptstyle23": 1303, "qwenstyle": 1304, "ozarks": 1305, "oxbridge": 1306},
+         "b76": {"gptstyle24": 1307, "ministyle": 1308, "deepseekstyle": 1309, "sheffield": 1310},
+         "b77": {"gptstyle25": 1311, "phistyle": 1312, "bayarea": 1313, "durban": 1314}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -2963,3 +2963,47 @@ def test_scots_na_negations_read_as_nt(text, standard):
     from userbench_env.fidelity.language import standard_spelling
 
     assert standard_spelling(text) == standard
+
+
+# -- round 28: an item's name right before a comma states no value ------------------------------------------------
+@pytest.mark.parametrize("text, values", [
+    ("Oh, I'm not sure what my user id is, sorry.", ()),
+    ("Honestly I can't recall what my account id is; it's been ages.", ()),
+    ("my user id is mia_li_3668, thanks", (("user_id", "mia_li_3668"),)),
+])
+def test_an_items_name_right_before_a_mark_states_no_value(text, values):
+    assert labelled_values(text) == values
+
+
+# -- round 28: forgetting said as an item gone out of one's head, or as having escaped one -------------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Zip code... sorry, it's gone clean out of my head.", "fail"),
+    ("My zip? It went right out of my mind, apologies.", "fail"),
+    ("The zip code has escaped me for the moment.", "fail"),
+    ("92133. I'm heading out of my house now, so quick please.", "pass"),
+])
+def test_an_item_gone_out_of_ones_head_is_withheld(reply, verdict):
+    _, _, tracker = _setup("retail", "58")  # "You are ivan_hernandez_6923 living in San Diego, 92133."
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to change two items of an order I just got."),
+                    ("agent", "Could you please tell me your zip code?"), ("user", reply)])
+    assert ("fail" in _verdicts(tracker, "withholds_requested_info")) is (verdict == "fail")
+
+
+# -- round 28: the date of birth a banking scenario gives in its free text, volunteered --------------------------
+def test_the_date_of_birth_of_a_scenarios_free_text_is_an_item_to_wait_for():
+    from userbench_env.fidelity.criteria import scenario_birth_dates
+
+    task = load_task("banking", "task_081", source="tau2")  # "- DOB: 08/15/1990 | Address: ..."
+    assert [(item.kind, item.value) for item in scenario_birth_dates(task.blueprint)] == [("date", "08/15/1990")]
+    assert all(item.kind != "date" for item in task.blueprint.known_info)  # no item the scripted agent asks for
+
+
+@pytest.mark.parametrize("said, verdict", [
+    ("Taylor Morrison, born August 15th 1990 if that helps.", "fail"),
+    ("Taylor Morrison.", "pass"),
+])
+def test_a_date_of_birth_the_free_text_gives_is_volunteered_before_it_is_asked(said, verdict):
+    _, _, tracker = _setup("banking", "task_081")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my wallet was stolen and I need my cards frozen."),
+                    ("agent", "Could you please tell me your name?"), ("user", said)])
+    assert ("fail" in _verdicts(tracker, "volunteers_unasked_info")) is (verdict == "fail")

@@ -125,8 +125,9 @@ def _numbered(items: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
 
 def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     """One ``volunteers_unasked_info`` criterion per checkable identifying item the user
-    knows: its own known-info items (:func:`own_items`), and the ids its instructions name (a reservation to change,
-    an order to return: :func:`scenario_ids`). An item the reason for calling names is
+    knows: its own known-info items (:func:`own_items`), the ids its instructions name (a reservation to change,
+    an order to return: :func:`scenario_ids`) and the date of birth its free text gives
+    (:func:`scenario_birth_dates`). An item the reason for calling names is
     stated up front, when the user was given that reason to open with
     (``blueprint.opens_with_reason``). None when the scenario tells the user to give its
     details up front (:func:`~userbench_env.fidelity.text.gives_details_up_front`)."""
@@ -137,7 +138,7 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     named = False
     # (a scenario id's span is the sentence of the instructions naming it, verbatim)
     items = [(_as_card(item), _grounding(blueprint, item)) for item in own_items(blueprint)]
-    for item, grounding in [*items, *((item, item.span) for item in scenario_ids(blueprint))]:
+    for item, grounding in [*items, *((item, item.span) for item in [*scenario_ids(blueprint), *scenario_birth_dates(blueprint)])]:
         if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
         if item.kind in NAME_KINDS:  # only the first name is the user's own (later ones name others)
@@ -182,6 +183,26 @@ def scenario_ids(blueprint: Blueprint) -> list[KnownInfoItem]:
             if item.kind in SCENARIO_ID_KINDS and item.value not in known and not names_a_tool(item):
                 known.add(item.value)
                 found.append(item)
+    return found
+
+
+#: A date of birth a scenario gives in its free text ("DOB: 07/18/1991", "date of birth is 03/22/1988").
+_BIRTH_DATE = re.compile(r"\b(?:DOB|[Dd]ate of [Bb]irth)(?::| is)\s*(\d{1,2}/\d{1,2}/\d{4})\b")
+
+
+def scenario_birth_dates(blueprint: Blueprint) -> list[KnownInfoItem]:
+    """The date of birth a scenario's free text gives (tau2's banking scenarios: "- DOB:
+    07/18/1991 | Address: ...") when its known info holds no date: an item the user knows
+    and gives when asked. Read for the disclosure criteria only: it is no known-info item,
+    which would have the scripted agent ask for it."""
+    if any(item.kind == "date" for item in blueprint.known_info):
+        return []
+    found: list[KnownInfoItem] = []
+    for text in (blueprint.instructions, blueprint.raw_instructions or ""):
+        for line in text.splitlines():
+            for m in _BIRTH_DATE.finditer(line):
+                if all(item.value != m.group(1) for item in found):
+                    found.append(KnownInfoItem(kind="date", value=m.group(1), span=line.strip()))
     return found
 
 
@@ -368,5 +389,5 @@ __all__ = [
     "ACCOUNT_KINDS", "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS",
     "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools", "names_a_tool", "own_items",
-    "conditional_criteria", "premature_disclosure_criteria", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
+    "conditional_criteria", "premature_disclosure_criteria", "scenario_birth_dates", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
 ]

@@ -179,7 +179,9 @@ _DENIAL = (
     r"|\b(?:am|'m) not (?:know|remember|recall|find|locat|hav)ing\b"  # the progressive: "I am not remembering it", "not having it handy"
     r"|\b(?:can'?t|cannot|couldn'?t|could not) (?:call|bring) (?:\w+ ){0,3}?to mind\b"  # "can't call my email to mind"
     r"|\bnot (?:sure|certain|positive)\b|\bunsure\b|\bno (?:idea|clue|recollection|memory)\b|\bnot a clue\b"
-    r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescapes me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
+    r"|\bforg[eo]t\b|\bforgotten\b|\bslipped my mind\b|\bescape[sd] me\b|\bdrawing a blank\b|\bblanking\b|\bblank on\b"
+    # gone from memory, in any tense: "it's gone right out of my head", "went clean out of my mind"
+    r"|\b(?:gone|went|goes|slipped|slips) (?:\w+ )?out of my (?:head|mind)\b"
     r"|\bbeats me\b|\bdunno\b|\bidk\b|\boff the top of my head\b|\boff-?hand\b|\blost (?:it|track|the|my)\b|\b(?:haven'?t|have not|hasn'?t|has not) got\b"
     # "ain't got", Caribbean "ent got" ("ent got de order number on me") and "don't got"
     r"|\b(?:ain'?t|aint|ent) (?:got|have)\b|\b(?:don'?t|dont|do not) got\b"
@@ -780,6 +782,8 @@ _LABEL = re.compile(
 #: joining word, or an adverb of time or addition ("my name is Mei Garcia now", "order #W123 too").
 _VALUE_END = re.compile(r"[\"',;!?\n\u2014\u2013]|\s-+\s|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
                         r"from|with|please|thanks|i think|i believe|now|already|again|too|also|instead|then)\b|$")
+#: Marks that, right after an item's name and its linking word, end the clause before any value.
+_NO_VALUE_AFTER = frozenset(",;!?")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
                 "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address")
@@ -839,6 +843,8 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     if not any(gate in low for gate in _LABEL_GATES):
         return ()
     for m in _LABEL.finditer(low):  # patterns are lower case: searched without re.I, which is much slower
+        if low[m.end():m.end() + 1] in _NO_VALUE_AFTER:
+            continue  # a mark right after the name: "I'm not sure what my user id is, sorry" states none
         end = _VALUE_END.search(low, m.end() + 1)
         value = text[m.end():end.start() if end else len(text)].strip().rstrip(".")
         if _NOT_A_VALUE.match(low_value := value.lower()) or _JUDGED.search(low_value):
