@@ -242,6 +242,14 @@ def test_validate_fidelity_on_the_real_labels(real, capsys) -> None:
     assert reports["t0+t1+t2+t3"]["validity"]["flags"] == len(on_counted)
 
 
+def test_transcripts_of_tasks_the_source_lacks_are_one_error_naming_the_source(real, capsys) -> None:
+    _, _, _, path = real  # tau-bench entries naming tau2 tasks, scored against the bundled worlds
+    assert main(["validate-fidelity", "--real-labels", str(LABELS), "--transcripts", str(path), "--domain", "airline"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith(f"userbench validate-fidelity: none of the 92 entries of {path} could be scored")
+    assert err.endswith("add --source tau2")
+
+
 def test_rule_flags_leave_out_flags_a_judge_overturned(real) -> None:
     from userbench_env.fidelity.transcripts import TaskChoice, score_file
 

@@ -166,6 +166,11 @@ def run_real_labels(args: argparse.Namespace) -> int:
                             judge=_model_option(args, "judge"))
     except NotThisFormat as exc:
         raise UserError(str(exc)) from None
+    if scored.skipped and not scored.transcripts:  # one line for a wrong setup, not one per entry
+        hint = "; its entries name tau2 tasks: add --source tau2" if args.source == "bundled" and any(
+            "not among the tasks of" in str(bad) for bad in scored.skipped) else ""
+        raise UserError(f"none of the {len(scored.skipped)} entries of {args.transcripts} could be scored "
+                        f"(the first: {scored.skipped[0]}){hint}")
     for bad in scored.skipped:
         print(f"userbench validate-fidelity: skipped {bad}", file=sys.stderr)
     reports = validity_reports(sets, scored)
