@@ -20,7 +20,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b74": {"gptstyle22": 1299, "claudestyle": 1300, "queenslander": 1301, "cypriot": 1302},
          "b75": {"gptstyle23": 1303, "qwenstyle": 1304, "ozarks": 1305, "oxbridge": 1306},
          "b76": {"gptstyle24": 1307, "ministyle": 1308, "deepseekstyle": 1309, "sheffield": 1310},
-         "b77": {"gptstyle25": 1311, "phistyle": 1312, "bayarea": 1313, "durban": 1314}}
+         "b77": {"gptstyle25": 1311, "phistyle": 1312, "bayarea": 1313, "durban": 1314},
+         "b78": {"gptstyle26": 1315, "gptstyle27": 1316, "geministyle": 1317, "sonnetstyle": 1318},
+         "b79": {"nairobi": 1319, "corkpub": 1320, "chennai2": 1321, "vermont": 1322}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

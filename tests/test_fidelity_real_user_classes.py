@@ -331,13 +331,14 @@ _MMS = "[mms_issue]break_app_both_permissions|unseat_sim_card|user_abroad_roamin
 
 
 @pytest.mark.parametrize("opening, verdict", [
-    # "photo" and "able": words any message about picture messages holds, one per persona sentence
+    # "photo" and "able": words any message about picture messages holds, one per persona sentence (suspect until
+    # round 29; since, describing oneself beside no sentence firmly recited is in character)
     ("Hello, for a few hours now I haven't been able to send picture messages; I choose a photo and nothing goes. "
-     "I'm no good with these gadgets, so please go slowly.", "suspect"),
+     "I'm no good with these gadgets, so please go slowly.", "pass"),
     ("Hello, picture messages won't send. I'm a retired librarian, 64, and I mostly use the phone to take photos of my "
      "grandchildren; I'm no good with these gadgets and technology overwhelms me.", "fail"),
 ])
-def test_talk_about_oneself_touching_sentences_by_an_everyday_word_each_is_not_sure(opening, verdict):
+def test_talk_about_oneself_touching_sentences_by_an_everyday_word_each_is_no_recital(opening, verdict):
     _, _, tracker = _setup("telecom", _MMS)
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == [verdict]
@@ -3007,3 +3008,65 @@ def test_a_date_of_birth_the_free_text_gives_is_volunteered_before_it_is_asked(s
     _play(tracker, [("agent", GREETING), ("user", "Hi, my wallet was stolen and I need my cards frozen."),
                     ("agent", "Could you please tell me your name?"), ("user", said)])
     assert ("fail" in _verdicts(tracker, "volunteers_unasked_info")) is (verdict == "fail")
+
+
+# -- round 29: describing oneself beside no scenario sentence firmly touched is in character ----------------------
+def test_describing_oneself_with_only_a_long_sentence_touched_by_one_word_is_in_character():
+    tracker = RuleTracker(task_criteria(load_task("telecom", _HARD_MMS_TASK, source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", "Hello, sorry, I'm not very good with these gadgets. Since this morning "
+                                                  "I haven't been able to send picture messages, texts with photos just "
+                                                  "won't go. Could you help me?")])
+    assert "fail" not in _verdicts(tracker, "dumps_blueprint")
+
+
+# -- round 29: a state hoped for, wished or expected is not asserted ------------------------------------------------
+@pytest.mark.parametrize("text, states, earlier", [
+    ("I was hoping that would bring the signal back.", (), ()),
+    ("Fingers crossed the wifi is on now.", (), ()),
+    ("I'd expected roaming to be switched off already.", (), ()),
+    ("Roaming is on, I hope that helps.", (("roaming", "on"),), ()),  # stated, then a hope about something else
+])
+def test_a_state_hoped_for_is_not_asserted(text, states, earlier):
+    from userbench_env.fidelity.text import past_device_states
+
+    assert (device_states(text), past_device_states(text)) == (states, earlier)
+
+
+# -- round 29: a disconnection's result implies the connection before it ----------------------------------------
+@pytest.mark.parametrize("said, verdict", [
+    ("Okay, it says VPN disconnected successfully. Sorry, I didn't realise the VPN was even on.", "pass"),
+    ("Okay, it says VPN disconnected successfully. Wi-Fi calling was on before too.", "fail"),  # nothing showed it
+])
+def test_a_disconnection_implies_the_connection_before_it(said, verdict):
+    _, world, tracker = _setup("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference|bad_vpn|"
+                                          "data_saver_mode_on|user_abroad_roaming_disabled_on[PERSONA:Easy]")
+    tracker.agent_text(0, GREETING)
+    tracker.user_text(0, "My mobile data is barely working.")
+    tracker.agent_text(1, "Could you please run disconnect_vpn on your side?")
+    _user_call(world, tracker, 1, "disconnect_vpn")
+    tracker.user_text(1, said)
+    assert _verdicts(tracker, "unsupported_device_state")[-1] == verdict
+
+
+# -- round 29: the business thanking its customer speaks as the agent ---------------------------------------------
+@pytest.mark.parametrize("text, as_agent", [
+    ("All sorted then. Thank you for banking with us, and enjoy your trip!", True),
+    ("Thanks for flying with us today.", True),
+    ("Thank you for being a valued customer.", True),
+    ("Thanks for your help with my booking, bye!", False),
+    ("I've been banking with you for years, thanks.", False),
+])
+def test_the_business_thanking_its_customer_speaks_as_the_agent(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+# -- round 29: how much an item serves names no value of it -------------------------------------------------------
+@pytest.mark.parametrize("text, values", [
+    ("I'd rather not give my email. The user id should be enough.", ()),
+    ("My phone number isn't needed for this, is it?", ()),
+    ("my user id should be kenji_ito_4412", (("user_id", "kenji_ito_4412"),)),
+])
+def test_how_much_an_item_serves_names_no_value(text, values):
+    assert labelled_values(text) == values

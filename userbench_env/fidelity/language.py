@@ -576,7 +576,10 @@ _AS_AGENT: Gated = _gated(
      # the pleasure of serving the other side: "it was my pleasure assisting you today"
      r"|\bpleasure (?:assisting|helping|serving|to assist|to help|to serve) you\b"
      r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
-     r"|\bthanks? (?:you )?for calling\b(?! (?:me|back|to|about|so|and))"),
+     r"|\bthanks? (?:you )?for calling\b(?! (?:me|back|to|about|so|and))"
+     # the business thanking its customer: "thank you for banking with us", "for being a valued customer"
+     r"|\bthanks? (?:you )?for (?:banking|flying|shopping|travel+ing|staying|booking|ordering|doing business) with us\b"
+     r"|\bthanks? (?:you )?for being (?:a|our) (?:valued|loyal) (?:customer|member|client)\b"),
     # role reversal: the agent's persona or work on the customer's record, asking the agent for its customer's details
     # asking the agent for its customer's details, as a service desk does
     (("provide", "verify", "confirm", "started", " under", "registered", "have", "get", "grab", "take", "need", "security",
@@ -804,7 +807,9 @@ _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
                           r"supposed|meant|going|gonna|being|getting|to be|invalid|expired|corrected|fixed|updated|"
-                          r"amended|modified|verified|confirmed|saved|stored)\b(?![@.]\w)")
+                          r"amended|modified|verified|confirmed|saved|stored|"
+                          # (how much the item serves: "the user id should be enough")
+                          r"enough|sufficient|plenty|needed|required|necessary|optional)\b(?![@.]\w)")
 #: A judgement of the item anywhere in what follows its name: how it is written, not what it
 #: is ("her last name is written wrong", "my email got typed in incorrectly").
 _JUDGED = re.compile(r"\b(?:wrong|wrongly|incorrect|incorrectly|correctly|properly|misspel\w*|mistyped|messed|garbled)\b")

@@ -698,6 +698,23 @@ def _asked(text: str, start: int, end: int) -> bool:
     return _INDIRECT_QUESTION.search(text, sentence_start + 1, start) is not None
 
 
+#: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
+#: would bring the signal back").
+_HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed)\b")
+_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers")
+
+
+def _unasserted(text: str, start: int, end: int) -> bool:
+    """True when the state at ``text[start:end]`` is not asserted: asked (:func:`_asked`), or
+    hoped for, wished or expected earlier in its clause (:data:`_HOPED`)."""
+    if _asked(text, start, end):
+        return True
+    if not any(gate in text for gate in _HOPE_GATES):
+        return False
+    clause_start = max(max(text.rfind(c, 0, start) for c in ".!?\n,;:"), text.rfind(" but ", 0, start))
+    return _HOPED.search(text, clause_start + 1, start) is not None
+
+
 def _earlier(text: str, start: int, end: int) -> bool:
     """True when the clause of ``text[start:end]`` describes an earlier state: a time word
     in the clause ("before", "at first"), a past verb before the span ("it showed ..."), or
@@ -747,8 +764,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
         # "Airplane mode? It's off": the user answers its own question (unless that answer is asked too)
         answered = (after is not None and (after.group("verb") or "").lstrip().startswith("?")
                     and not _asked(text, after.end(), after.end()))
-        if _asked(text, m.start(), m.end()) and not answered:
-            continue  # "is roaming on?" asserts no state
+        if _unasserted(text, m.start(), m.end()) and not answered:
+            continue  # "is roaming on?", "I hope roaming is on" assert no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
         if after is not None:
@@ -879,10 +896,10 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     for aspect, value, pattern in _ASPECT_PATTERNS:
         if not gated(_ASPECT_PATTERN_GATES[aspect], text):
             continue
-        if (m := pattern.search(text)) is not None and not _asked(text, m.start(), m.end()):
+        if (m := pattern.search(text)) is not None and not _unasserted(text, m.start(), m.end()):
             out.append((aspect, value, _earlier(text, m.start(), m.end())))
     for m in (_NETWORK.finditer(text) if gated(_NETWORK_GATES, text) else ()):
-        if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not _asked(text, m.start(), m.end()):
+        if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not _unasserted(text, m.start(), m.end()):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
             aspect = "network preference" if ("prefer" in m.group(0) or _PREFERENCE_AFTER.match(text, m.end())
                                               or _PREFERENCE_BEFORE.search(text, max(0, m.start() - 40), m.start())) else "network"
@@ -890,7 +907,7 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     if not gated(_PERMISSION_GATES, text):
         return out
     for m in _PERMISSIONS.finditer(text):
-        if _asked(text, m.start(), m.end()):
+        if _unasserted(text, m.start(), m.end()):
             continue
         names = [n.strip() for n in (next((g for g in m.groups() if g), None) or "all").split(",") if n.strip()]
         if any(n.startswith(("all", "every")) for n in names):

@@ -64,9 +64,9 @@ class DumpsBlueprint(Rule):
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
     refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
     with, counts unless the one sentence nearly recited is a persona note, ``params["persona"]``,
-    and nothing else talks about the brief: voicing one's own persona is in character; beside
-    it, a long sentence touched by one everyday word, "able to send" in a long instruction on
-    what to do if asked whether one can send, is not recited)
+    and nothing else talks about the brief: voicing one's own persona is in character; a long
+    sentence touched by one everyday word, "able to send" in a long instruction on what to do
+    if asked whether one can send, does not count as nearly recited there)
     recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
@@ -335,13 +335,12 @@ class RecitalReader:
         if _one_line(nearly) and not recital_cues(text, conditions):
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
-        # voicing its own persona is in character: beside one persona note alone, with no other talk about
-        # the brief ("I should warn you"), describing oneself and how one is to be dealt with is none (a long
-        # sentence touched by one everyday word, "able", is what any message on the matter says: not beside it)
+        # voicing its own persona is in character: beside one persona note alone, or nothing, with no other talk
+        # about the brief ("I should warn you"), describing oneself and how one is to be dealt with is none (a long
+        # sentence touched by one everyday word, "able", is what any message on the matter says: it does not count)
         firm = [sentence for sentence, shared, _ in nearly
-                if len(shared) >= 2 or shared & sentence.marks or 2 * len(shared) >= sentence.size] \
-            if len(nearly) > 1 else [sentence for sentence, *_ in nearly]
-        manner = len(firm) != 1 or not firm[0].persona or recital_cues(text, conditions, False) > 0
+                if len(shared) >= 2 or shared & sentence.marks or 2 * len(shared) >= sentence.size]
+        manner = len(firm) > 1 or any(not sentence.persona for sentence in firm) or recital_cues(text, conditions, False) > 0
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
