@@ -3070,3 +3070,40 @@ def test_the_business_thanking_its_customer_speaks_as_the_agent(text, as_agent):
 ])
 def test_how_much_an_item_serves_names_no_value(text, values):
     assert labelled_values(text) == values
+
+
+# -- round 30: "did" with "not" after it denies an action, claims none --------------------------------------------
+@pytest.mark.parametrize("text, claims", [
+    ("Hmm, but why did this happen? I did not change anything.", False),
+    ("We did not touch the settings, honestly.", False),
+    ("I did it, like you said.", True),
+    ("I did restart it twice.", True),
+])
+def test_did_with_not_after_it_claims_nothing(text, claims):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claims
+
+
+# -- round 30: a grant's result implies the permission missing before it; "didn't" before a feature is its past ----
+def test_a_negated_past_before_a_feature_tells_its_earlier_state():
+    from userbench_env.fidelity.text import past_device_states
+
+    text = "Odd that the messaging app didn't already have SMS permission, but okay."
+    assert (device_states(text), past_device_states(text)) == ((), (("permission sms", "off"),))
+
+
+@pytest.mark.parametrize("said, verdict", [
+    ("It says the sms permission was granted. Odd that the messaging app didn't already have SMS permission.", "pass"),
+    ("It says the sms permission was granted. Odd that the messaging app didn't already have storage permission.",
+     "fail"),  # nothing showed storage before
+])
+def test_a_grant_implies_the_permission_missing_before_it(said, verdict):
+    _, world, tracker = _setup("telecom", _HARD_MMS_TASK)
+    tracker.agent_text(0, GREETING)
+    tracker.user_text(0, "I can't send picture messages.")
+    tracker.agent_text(1, "Could you please run grant_app_permission on your side with these arguments: "
+                          '{"app_name": "messaging", "permission": "sms"}?')
+    _user_call(world, tracker, 1, "grant_app_permission", {"app_name": "messaging", "permission": "sms"})
+    tracker.user_text(1, said)
+    assert _verdicts(tracker, "unsupported_device_state")[-1] == verdict

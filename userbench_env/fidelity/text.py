@@ -621,8 +621,9 @@ _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initi
 #: The start of a change before a span, no "to" between ("from Poor on 2G ..."), and its end after it.
 _FROM_LEAD = re.compile(r"\bfrom\b(?:(?!\bto\b).)*$")
 _TO = re.compile(r"\bto\b")
-#: Past verbs before a feature in its clause ("it showed airplane mode on").
-_PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read)\b")
+#: Past verbs before a feature in its clause ("it showed airplane mode on", "the app didn't already have SMS
+#: permission").
+_PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read|didn'?t|did not|hadn'?t|had not)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
@@ -1097,8 +1098,8 @@ _NOT_ITS_QUESTION = (r"(?!(?:(?!\b(?:what|how|why|where|when|which|who|whose|sho
 #: its punctuation, and a question mark looked for within 300 characters of the clause.)
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
-#: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated, not
-#: conditional, not a question ("Have I done it?", "are we done?"), not an action of thinking
+#: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated ("I did
+#: not change anything"), not conditional, not a question ("Have I done it?", "are we done?"), not an action of thinking
 #: or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed");
 #: an action named with "done" and no verb ("reboot done") reports it done too.
 GENERIC_CLAIM = re.compile(
@@ -1106,7 +1107,7 @@ GENERIC_CLAIM = re.compile(
     r"(?<!could )(?<!would )(?<!shall )(?<!do )(?<!are )(?<!were )"
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b(?! (?:not|never)\b)"
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b{_NOT_ITS_QUESTION}"

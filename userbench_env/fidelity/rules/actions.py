@@ -116,7 +116,8 @@ def requested_outcome(text: str, requested: frozenset[str]) -> bool:
 class _Observed(Rule):
     """Reads, per device feature, the states stated by the latest user tool result that
     mentions the feature, and every state any result showed or implied (a toggle's result
-    "X is now OFF", or a disconnection's "VPN disconnected", implies X was ON before it), lazily."""
+    "X is now OFF", a disconnection's "VPN disconnected" or a grant's "permission 'sms' granted"
+    implies the other state before it), lazily."""
 
     def start(self) -> None:
         super().start()
@@ -135,7 +136,7 @@ class _Observed(Rule):
                     fresh.setdefault("network", set()).add(state)
             self._observed.update(fresh)
             self._history.update((f, s) for f, states in fresh.items() for s in states)
-            if call.name.startswith(("toggle_", "connect_", "disconnect_")):  # the switched feature was in the other state before
+            if call.name.startswith(("toggle_", "connect_", "disconnect_", "grant_")):  # the switched feature was in the other state before
                 self._history.update((f, "off" if s == "on" else "on")
                                      for f, s in device_states(result.content.split("\n", 1)[0]))
         self._results_read = len(calls)
