@@ -24,7 +24,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b78": {"gptstyle26": 1315, "gptstyle27": 1316, "geministyle": 1317, "sonnetstyle": 1318},
          "b79": {"nairobi": 1319, "corkpub": 1320, "chennai2": 1321, "vermont": 1322},
          "b80": {"gptstyle28": 1323, "gptstyle29": 1324, "llamastyle2": 1325, "gemmastyle": 1326},
-         "b81": {"kingston": 1327, "glasgowstudent": 1328, "manilanurse": 1329, "texasrancher": 1330}}
+         "b81": {"kingston": 1327, "glasgowstudent": 1328, "manilanurse": 1329, "texasrancher": 1330},
+         "b82": {"gptstyle30": 1331, "gptstyle31": 1332, "mixtralstyle": 1333, "commandstyle": 1334},
+         "b83": {"dhaka2": 1335, "auckland2": 1336, "montreal": 1337, "nola": 1338}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

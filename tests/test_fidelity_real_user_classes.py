@@ -3107,3 +3107,13 @@ def test_a_grant_implies_the_permission_missing_before_it(said, verdict):
     _user_call(world, tracker, 1, "grant_app_permission", {"app_name": "messaging", "permission": "sms"})
     tracker.user_text(1, said)
     assert _verdicts(tracker, "unsupported_device_state")[-1] == verdict
+
+
+# -- round 31: "itself" after a feature's name ------------------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("(Wi-Fi itself is connected fine, by the way.)", (("wifi", "on"),)),
+    ("Roaming itself is off, I checked.", (("roaming", "off"),)),
+    ("The phone itself is fine.", ()),
+])
+def test_a_feature_named_with_itself_states_its_state(text, states):
+    assert device_states(text) == states

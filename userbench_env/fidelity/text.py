@@ -590,7 +590,7 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
-#: and a filler after its name ("that data saver thing is on"); "stay" is a dialect's "is" ("roaming stay on");
+#: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a dialect's "is" ("roaming stay on");
 #: the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
@@ -598,7 +598,7 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: icon's state by its showing ("the little plane lit up", "has appeared").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
-    r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?\s*"
+    r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay"
     # how it looks on the screen, and coming back ("roaming looks like it's on", "the wifi has come back on")
