@@ -138,7 +138,8 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     named = False
     # (a scenario id's span is the sentence of the instructions naming it, verbatim)
     items = [(_as_card(item), _grounding(blueprint, item)) for item in own_items(blueprint)]
-    for item, grounding in [*items, *((item, item.span) for item in [*scenario_ids(blueprint), *scenario_birth_dates(blueprint)])]:
+    named_apart = [*scenario_ids(blueprint), *scenario_birth_dates(blueprint)]
+    for item, grounding in [*items, *((item, item.span) for item in named_apart)]:
         if item.kind not in DISCLOSURE_KINDS or (stated_up_front and item.value.lower() in stated_up_front):
             continue
         if item.kind in NAME_KINDS:  # only the first name is the user's own (later ones name others)
@@ -389,5 +390,6 @@ __all__ = [
     "ACCOUNT_KINDS", "DISCLOSURE_KINDS", "IDENTITY_KINDS", "NAME_KINDS",
     "from_blueprint", "goal_actions", "guideline_texts", "is_grounded", "kind_label", "known_values",
     "mutating_tools", "names_a_tool", "own_items",
-    "conditional_criteria", "premature_disclosure_criteria", "scenario_birth_dates", "scenario_ids", "task_criteria", "user_tool_names", "withholding_criteria",
+    "conditional_criteria", "premature_disclosure_criteria", "scenario_birth_dates", "scenario_ids", "task_criteria",
+    "user_tool_names", "withholding_criteria",
 ]

@@ -226,8 +226,8 @@ def _plain(text: str) -> str:
 #: Dialect and eye-dialect forms, read as their standard written forms (on lower-cased text
 #: with straight apostrophes): Scots negations, "no'" or "no" before a verb for "not"
 #: ("data's no' working", "data's no workin"), "-nae" or "-na" for "n't" ("isnae", "cannae",
-#: "disnae", "havena", "didna"; not "arena" or "dona", which are words), "dinnae" for "don't", "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind"
-#: for "can't remember"; a dropped final g ("roamin'" for "roaming", "roamin's" for
+#: "disnae", "havena", "didna"; not "arena" or "dona", which are words), "dinnae" for "don't",
+#: "nae" for "no" ("nae service"), "aff" for "off", "tae" for "to", "can't mind" for "can't remember"; a dropped final g ("roamin'" for "roaming", "roamin's" for
 #: "roaming's", "anythin'"); "an'" for "and", "o'" for "of"; "ye" and the Black Country's "yow" for "you",
 #: "yer" for "your".
 DIALECT_FORMS = ((re.compile(r"\bno'(?=\s)"), "not"), (re.compile(r"\bno(?= \w+in[g']?\b)"), "not"),

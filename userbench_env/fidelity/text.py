@@ -590,8 +590,8 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
-#: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a dialect's "is" ("roaming stay on");
-#: the one who set it may follow the feature ("wifi I turned off").
+#: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
+#: dialect's "is" ("roaming stay on"); the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
 #: laptop"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
 #: told by how the feature looks or by its coming back ("looks like it's on", "has come back on"), and an
@@ -1099,8 +1099,8 @@ _NOT_ITS_QUESTION = (r"(?!(?:(?!\b(?:what|how|why|where|when|which|who|whose|sho
 #: A claim that something was done: a first-person past action ("I flipped it", "we've
 #: just reset it"), a clause opening with a past action ("Flipped it.", "Ok... rebooted"),
 #: or done-idioms ("all done", "that's taken care of", "it's finished"); not negated ("I did
-#: not change anything"), not conditional, not a question ("Have I done it?", "are we done?"), not an action of thinking
-#: or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed");
+#: not change anything"), not conditional, not a question ("Have I done it?", "are we done?"),
+#: not an action of thinking or asking, not having ("I've got a meeting"), not a change denied ("nothing's changed");
 #: an action named with "done" and no verb ("reboot done") reports it done too.
 GENERIC_CLAIM = re.compile(
     r"(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )(?<!have )(?<!did )(?<!should )(?<!can )"

@@ -113,6 +113,10 @@ def requested_outcome(text: str, requested: frozenset[str]) -> bool:
             and not says_not_done(text))
 
 
+#: Prefixes of the user tools that switch a feature to the other state: their result implies the state before.
+_SWITCHES = ("toggle_", "connect_", "disconnect_", "grant_")
+
+
 class _Observed(Rule):
     """Reads, per device feature, the states stated by the latest user tool result that
     mentions the feature, and every state any result showed or implied (a toggle's result
@@ -136,7 +140,7 @@ class _Observed(Rule):
                     fresh.setdefault("network", set()).add(state)
             self._observed.update(fresh)
             self._history.update((f, s) for f, states in fresh.items() for s in states)
-            if call.name.startswith(("toggle_", "connect_", "disconnect_", "grant_")):  # the switched feature was in the other state before
+            if call.name.startswith(_SWITCHES):  # the switched feature was in the other state before
                 self._history.update((f, "off" if s == "on" else "on")
                                      for f, s in device_states(result.content.split("\n", 1)[0]))
         self._results_read = len(calls)
