@@ -4,6 +4,7 @@ false alarms and recall are reported by ``userbench validate-fidelity --corpus``
 folder's README and docs/fidelity-validity.md), not asserted here."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 from pathlib import Path
@@ -47,6 +48,7 @@ def test_every_script_of_a_batch_replays(batch, tau2_data):
     assert not errors, errors
 
 
+@functools.cache
 def _make_pack():
     spec = importlib.util.spec_from_file_location("make_pack", HERE / "fidelity_batches" / "tools" / "make_pack.py")
     module = importlib.util.module_from_spec(spec)
