@@ -27,7 +27,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b80": {"gptstyle28": 1323, "gptstyle29": 1324, "llamastyle2": 1325, "gemmastyle": 1326},
          "b81": {"kingston": 1327, "glasgowstudent": 1328, "manilanurse": 1329, "texasrancher": 1330},
          "b82": {"gptstyle30": 1331, "gptstyle31": 1332, "mixtralstyle": 1333, "commandstyle": 1334},
-         "b83": {"dhaka2": 1335, "auckland2": 1336, "montreal": 1337, "nola": 1338}}
+         "b83": {"dhaka2": 1335, "auckland2": 1336, "montreal": 1337, "nola": 1338},
+         "b84": {"gptstyle32": 1339, "accra": 1340, "cardiff": 1341, "hanoi": 1342},
+         "b85": {"gptstyle33": 1343, "tallinn": 1344, "capetown2": 1345, "brisbane2": 1346}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

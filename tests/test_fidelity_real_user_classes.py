@@ -2216,8 +2216,12 @@ def test_a_need_said_as_gotta_is_a_request_not_a_recital():
     answer = ("VA5SGQ. And look, early flights, I gotta land before 7 in the morning. Cheapest Economy, not the Basic. "
               "And throw on one checked bag while you're at it.")
     assert reader.read(answer, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "asked"),)
-    stated = answer.replace("I gotta land", "I land")  # the same constraint, stated
-    assert reader.read(stated, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "fail"),)
+    # the same constraint, stated: no request, what the user wants of it (suspect since round 32)
+    stated = answer.replace("I gotta land", "I land")
+    assert reader.read(stated, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "wants"),)
+    # with a line the scenario keeps for a question the agent has not asked (the return on the 19th), a recital
+    assert reader.read(stated + " My return leaves on the 19th.", frozenset(),
+                       False) == (("premature_disclosure/dumps_blueprint", "fail"),)
 
 
 @pytest.mark.parametrize("address, verdict", [
@@ -3117,3 +3121,30 @@ def test_a_grant_implies_the_permission_missing_before_it(said, verdict):
 ])
 def test_a_feature_named_with_itself_states_its_state(text, states):
     assert device_states(text) == states
+
+
+# -- round 32: what the user wants of its request, with its terms and nothing else, is no sure recital -------------
+_CAT_REQUEST = ("My cat's unwell so I have to get home early: could you move my JFK flight on May 17 to a nonstop? "
+                "Only if the change comes under $100, mind, I'm not after buying a fresh ticket.")
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hello. " + _CAT_REQUEST, "suspect"),  # the request with its limits: how many faithful customers open
+    ("Hello, daiki_lee_6144 here. " + _CAT_REQUEST, "fail"),  # with who the user is: several scenario facts at once
+    ("Hello. " + _CAT_REQUEST + " If you can't manage that, I'll just keep the booking I have.", "fail"),  # a plan
+    ("Hello. " + _CAT_REQUEST + " I don't know my reservation number, I'm afraid.", "fail"),  # a fact beyond its wants
+])
+def test_stating_only_what_one_wants_of_the_request_is_suspect(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("airline", "31", source="tau2")))  # the cat task: < $100, no new flight
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("Hmm, sorry, I don't have that with me. Is there anything else I can use to verify my account?", False),
+    ("Is there anything else I can use to help you?", True),  # the agent's offer, nothing of the speaker's own
+])
+def test_asking_what_else_of_ones_own_would_do_is_the_customers_part(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert bool(speaks_as_agent(text)) is as_agent

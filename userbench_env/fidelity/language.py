@@ -523,9 +523,10 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
      # you?", "anything else you need from me?", "anything else you need me to run?", "anything else you
-     # need, ask it all at once", "anything else you'd like me to try?")
+     # need, ask it all at once", "anything else you'd like me to try?"; and so is asking what else of one's own
+     # would do, the sentence naming it: "is there anything else I can use to verify my account?")
      r"|\banything else (?:you need(?! from me| me to| to know|,? (?:just )?ask (?:me|it|them|all))"
-     r"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))"
+     rf"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))(?={_NOT_ONES_OWN}*(?:[.!?]|$))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      # (asking what to try next is the customer's part: "what would you like me to try next?")
      r"|\bwhat would you like (?:to do|me to(?! (?:try|run|check|test)\b| do next\b)|help)\b"
@@ -648,10 +649,9 @@ _FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real qui
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text
 #: with straight apostrophes): announcing what it is about to lay out ("before you ask",
-#: "just so you know how this goes", "up front"), what it was told or planned, conditions
-#: on what the agent will do and what the user does then ("if you refuse I'll ...",
-#: "otherwise I'd ...", "I'll only accept ...", "I'm ok with X but not Y"), and describing
-#: itself as a persona ("I'm a 64-year-old ...", "I get flustered", "I'm not good with tech"):
+#: "just so you know how this goes", "up front"), what it was told or planned, how it will
+#: react to what the agent says later, and how it will negotiate (its conditions and terms
+#: are :data:`_CONDITION_CUES` and :data:`_TERM_CUES`, its persona :data:`_MANNER_CUES`):
 #: (gate words one of which every match contains, pattern).
 _RECITAL_CUES: Gated = _gated(
     # announcing what follows, or the brief itself
@@ -686,10 +686,6 @@ _RECITAL_CUES: Gated = _gated(
     (("ask",),
      r"\b(?:if|when|whenever|once) you (?:\w+ )?ask(?: me)? (?:to|for|whether|if|about|again)\b"
      r"|\b(?:if|when|whenever|once) (?:i'?m |i am |i get )?asked\b"),
-    # the user's own limits and conditions: a budget, what it accepts and on what terms
-    (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
-     r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
-     r"|\b(?:i can|i could|i'?m (?:willing|happy|ok|okay|fine) to|i'?ll|i would|i'?d) (?:go|pay|spend|do) (?:\w+ )?up to\b"),
     # announcing how one will negotiate
     (("keep", "insist", "no for an answer", "not going", "not gonna", "i'm not", "im not"),
      r"\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
@@ -714,8 +710,9 @@ _MANNER_CUES: Gated = _gated(
 )
 
 
-#: The user's conditions on what the agent does and what it does then ("if they can't, I'll
-#: ...", "otherwise I'd ..."): talk about its brief, unless the condition is its request's own.
+#: The user's conditions on what the agent does and what it does then, a plan for the agent's
+#: answers ("if they can't, I'll ...", "otherwise I'd ..."): talk about its brief, unless the
+#: condition is its request's own.
 _CONDITION_CUES: Gated = _gated(
     (("if ",),
      r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
@@ -726,23 +723,37 @@ _CONDITION_CUES: Gated = _gated(
      # ("I'm fine with it if ...", "that's ok if ...": a term; "ok if that's the number, whatever": a shrug)
      r"|\b(?:i'?m|im|i am|i'?d be|i would be|i'?ll be|i will be|that'?s|that is|it'?s|it is|would be|is) (?:\w+ )?"
      r"(?:fine|ok|okay|happy|good|acceptable) (?:with (?:\w+ ){1,3})?if\b"),
-    (("otherwise", "failing that", "or else", "only", "accept", "but", "as long as", "unless", "provided"),
-     r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b|\bi'?ll only (?:accept|call|consider|take|be)\b"
+    (("otherwise", "failing that", "or else"),
+     r"\b(?:otherwise|failing that|or else),? i'?(?:ll|d)\b"),
+)
+#: The terms the user sets on its own request: a budget or a limit, what it accepts and on
+#: what terms ("only if it costs less than $100", "my budget is $200", "I won't accept a
+#: credit"). Talk about its brief (:func:`recital_cues`), but what a customer stating its
+#: request with its limits says too: alone, they make no recital sure
+#: (:class:`~userbench_env.fidelity.rules.recital.DumpsBlueprint`).
+_TERM_CUES: Gated = _gated(
+    (("budget", "limit", "max", "ceiling", "bottom line", "deal", "negotiable", "must-have", "up to"),
+     r"\bmy (?:budget|limit|max(?:imum)?|ceiling|bottom line)\b|\bdeal[- ]?breaker\b|\bnon-?negotiable\b|\bmust-have\b"
+     r"|\b(?:i can|i could|i'?m (?:willing|happy|ok|okay|fine) to|i'?ll|i would|i'?d) (?:go|pay|spend|do) (?:\w+ )?up to\b"),
+    (("only", "accept", "but", "as long as", "unless", "provided"),
+     r"\bi'?ll only (?:accept|call|consider|take|be)\b"
      r"|\b(?:only if|as long as|unless|provided that)\b[^.!?]{0,60}?\b(?:you|it|they|the \w+|that|this|i)\b"
      r"|\bi (?:won'?t|will not|wouldn'?t) accept\b|\bi'?m (?:ok|okay|fine|happy|willing)\b[^.!?]{0,60}\bbut (?:i'?m )?not\b"),
 )
 
 
 @lru_cache(maxsize=_CACHE)
-def recital_cues(text: str, conditions: bool = True, manner: bool = True) -> int:
+def recital_cues(text: str, conditions: bool = True, manner: bool = True, terms: bool = True) -> int:
     """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
     touches its words (announcing a plan and stating its fallback are two). ``conditions``:
-    whether the user's conditions (:data:`_CONDITION_CUES`) count; they do not where the
-    condition stated is a condition of the request the user was told to open with.
-    ``manner``: whether the user voicing its persona (:data:`_MANNER_CUES`) counts; it does
-    not beside persona notes alone."""
-    table = _RECITAL_CUES + (_MANNER_CUES if manner else ()) + (_CONDITION_CUES if conditions else ())
+    whether the user's conditions (:data:`_CONDITION_CUES`, and the terms of
+    :data:`_TERM_CUES`) count; they do not where the condition stated is a condition of the
+    request the user was told to open with. ``manner``: whether the user voicing its persona
+    (:data:`_MANNER_CUES`) counts; it does not beside persona notes alone. ``terms``: whether
+    the terms the user sets on its request (:data:`_TERM_CUES`) count."""
+    table = _RECITAL_CUES + (_MANNER_CUES if manner else ()) + (
+        _CONDITION_CUES + (_TERM_CUES if terms else ()) if conditions else ())
     return sum(1 for _ in islice(_gated_matches(table, standard_spelling(text)), 2))
 
 

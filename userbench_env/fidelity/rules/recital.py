@@ -18,12 +18,13 @@ from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, r
 
 
 #: The ``suspect`` outcomes of a reading, each with why it is not sure.
-_ASKED, _TALK_ASKED, _LIGHT, _AFTER_DONE = "asked", "talk asked", "light", "after done"
+_ASKED, _TALK_ASKED, _LIGHT, _AFTER_DONE, _WANTS = "asked", "talk asked", "light", "after done", "wants"
 SUSPICIONS = {
     _ASKED: "recites scenario sentences, but mostly in what it asks for",
     _AFTER_DONE: "restates scenario sentences after the agent reported its request done",
     _TALK_ASKED: "touches scenario sentences, talking about its brief only in what it asks for",
     _LIGHT: "talks about its brief, touching scenario sentences by an everyday word each",
+    _WANTS: "states what it wants of its request, with the scenario's terms, and nothing else of its brief",
 }
 
 
@@ -100,8 +101,15 @@ class DumpsBlueprint(Rule):
     sentence's words, a distinctive one, or half of a short sentence), and a recital in reply
     to the agent reporting the request done
     (:func:`~userbench_env.fidelity.outcomes.reports_done`): nothing is left to disclose
-    early, the user checks or recaps the outcome. :data:`SUSPICIONS` says why. Applies to
-    every user message."""
+    early, the user checks or recaps the outcome. So is a recital of what the user wants of
+    its request and nothing else: every sentence it touches a "You want ..." sentence of the
+    scenario (:attr:`Sentence.wants`), no identity item stated and no talk about the brief
+    but the terms it sets (:data:`~userbench_env.fidelity.language._TERM_CUES`: "only if it
+    costs less than $100"). A customer stating its request with its limits is how the
+    writers' faithful customers open; tau2 asks for them step by step, and blind raters read
+    such openings as recitals: not sure evidence either way (round 32). A copy of
+    ``minimum`` sentences in the scenario's own second person stays a recital.
+    :data:`SUSPICIONS` says why. Applies to every user message."""
 
     name = "dumps_blueprint"
 
@@ -130,7 +138,9 @@ class DumpsBlueprint(Rule):
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
                     sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
-                                              line_of.get(texts[i], -1), sizes[i]))
+                                              line_of.get(texts[i], -1), sizes[i],
+                                              texts[i] not in persona and WANTS.match(texts[i]) is not None
+                                              and FALLBACK_CLAUSE.search(texts[i]) is None))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
@@ -204,6 +214,10 @@ class Sentence(NamedTuple):
     line: int = -1
     #: How many content stems it has, its topic words included (exempt and scenario words aside).
     size: int = 0
+    #: Whether it states what the user wants of its request (:data:`WANTS`: "You only want
+    #: flights departing after 8am"), neither a persona note nor a fallback for the agent's
+    #: answer (:data:`FALLBACK_CLAUSE`): the request's terms.
+    wants: bool = False
 
 
 class RecitalCriterion(NamedTuple):
@@ -294,10 +308,29 @@ class RecitalReader:
         unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
                    for k, c in enumerate(self.compiled)]
         outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c.pasted, PASTED_WORDS) else
-                          self._outcome(text, said, whole, normalized, sentences, c.minimum, *c.word_for_word, prompt,
-                                        opening and c.opens_with_reason, max(found, own), c.pasted))
+                          self._wants_only(self._outcome(text, said, whole, normalized, sentences, c.minimum,
+                                                         *c.word_for_word, prompt, opening and c.opens_with_reason,
+                                                         max(found, own), c.pasted),
+                                           text, said, sentences, max(found, own), c))
                          for c, own, sentences in zip(self.compiled, listed, unspent))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
+
+    @staticmethod
+    def _wants_only(outcome: str, text: str, said: frozenset[str], sentences: list[Sentence], identity: int,
+                    criterion: "RecitalCriterion") -> str:
+        """``outcome``, or :data:`_WANTS` (suspect) for a paraphrased recital (``outcome``
+        ``"fail"``) of what the user wants of its request and nothing else: every sentence of
+        ``sentences`` it nearly recites or touches by a distinctive word states a want
+        (:attr:`Sentence.wants`), it states no identity item (``identity``), and talks about
+        its brief only by the terms it sets (:func:`~userbench_env.fidelity.language.recital_cues`
+        without terms). ``minimum`` sentences copied in the scenario's second person stay a
+        recital."""
+        if outcome is not _FAIL or identity or recital_cues(text, terms=False):
+            return outcome
+        touched = [sentence for sentence in sentences if sentence.marks & said or _nearly(sentence, said)]
+        if not all(sentence.wants for sentence in touched) or _copies(text, criterion.word_for_word[1], criterion.minimum):
+            return outcome
+        return _WANTS
 
     @staticmethod
     def _pastes(text: str, pasted: frozenset[tuple[str, ...]], words: int) -> bool:
@@ -325,13 +358,11 @@ class RecitalReader:
         (:meth:`_pastes`) are a paste of them, not a request in the user's words."""
         conditions = not (states_reason and any(reason and len(words & said) >= need
                                                 for words, need, reason, *_ in sentences))
-        if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum) or (
-                copied and sum(1 for sentence in copied if sentence in literal(text)) >= minimum)):
+        if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum)
+                      or _copies(text, copied, minimum)):
             return _FAIL
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
-        nearly = [(sentence, shared, least) for sentence in sentences
-                  if len(shared := sentence.words & said)
-                  >= (least := max(min(sentence.need, 2), sentence.need - len(shared & sentence.marks))) * UNSURE_SHARE]
+        nearly = [(sentence, sentence.words & said, least) for sentence in sentences if (least := _nearly(sentence, said))]
         if _one_line(nearly) and not recital_cues(text, conditions):
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
@@ -409,6 +440,21 @@ def _recited(matched: list[tuple[frozenset[str], int, str, frozenset[str]]], sen
     return recited, free, used, near
 
 
+def _copies(text: str, copied: list[str], minimum: int) -> bool:
+    """True when ``text`` holds ``minimum`` of the ``copied`` sentences as the scenario writes
+    them, second person and all (:func:`~userbench_env.fidelity.text.copied_sentences`)."""
+    return bool(copied) and sum(1 for sentence in copied if sentence in literal(text)) >= minimum
+
+
+def _nearly(sentence: Sentence, said: frozenset[str]) -> int:
+    """How many of ``sentence``'s words a message must hold to recite it, when the words of
+    ``said`` it holds nearly recite it (:data:`UNSURE_SHARE` of them), else 0: a distinctive
+    word (a number, a name) stands for a word a paraphrase changed, down to two words."""
+    shared = sentence.words & said
+    least = max(min(sentence.need, 2), sentence.need - len(shared & sentence.marks))
+    return least if len(shared) >= least * UNSURE_SHARE else 0
+
+
 def _one_line(nearly: list[tuple[Sentence, frozenset[str], int]]) -> bool:
     """True when the ``nearly`` recited sentences are all of one line the scenario quotes for
     the user to say (:attr:`Sentence.line`): saying that line, however many sentences it
@@ -465,6 +511,21 @@ PASTE_LENGTH = 2 * PASTED_WORDS - 1
 #: How many words of its scenario's wording beyond its request (in runs, as above) make two
 #: scenario sentences a message recites beyond its request a copy, with no talk about its brief.
 COPIED_WORDS = PASTED_WORDS // 2
+
+
+#: A scenario sentence stating what the user wants of its request, its subject the user
+#: ("You want ...", "You only want ...", "You are willing to ... only if ...", "You do not want
+#: to ...", "You would prefer ..."): the request's terms.
+WANTS = re.compile(r"\W*(?:also,? |but |then,? )?you(?:'d (?:like|prefer|rather)|(?: \w+)? don't want"
+                   r"| (?:\w+ ){0,2}?(?:want|would like|prefer|would rather|need|are (?:only )?willing|"
+                   r"are (?:ok|okay|fine|happy) with))\b", re.IGNORECASE)
+
+
+#: A clause making a sentence a fallback, a plan for the agent's answer rather than a term of
+#: the request: "otherwise", "if not", a condition with a negation or on the agent ("if that's
+#: not possible", "if the agent refuses"); "only if it costs less than $100" is a term.
+FALLBACK_CLAUSE = re.compile(r"\b(?:otherwise|if not|failing that|instead)\b"
+                             r"|\bif\b[^.!?]*?(?:\b(?:not|no|cannot|agent)\b|n't\b)", re.IGNORECASE)
 
 
 #: The user's own identity items (its name, email, phone, zip code, ...) an opening lists to
