@@ -29,7 +29,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b82": {"gptstyle30": 1331, "gptstyle31": 1332, "mixtralstyle": 1333, "commandstyle": 1334},
          "b83": {"dhaka2": 1335, "auckland2": 1336, "montreal": 1337, "nola": 1338},
          "b84": {"gptstyle32": 1339, "accra": 1340, "cardiff": 1341, "hanoi": 1342},
-         "b85": {"gptstyle33": 1343, "tallinn": 1344, "capetown2": 1345, "brisbane2": 1346}}
+         "b85": {"gptstyle33": 1343, "tallinn": 1344, "capetown2": 1345, "brisbane2": 1346},
+         "b86": {"gptstyle34": 1347, "wellington": 1348, "bogota": 1349, "belfast2": 1350},
+         "b87": {"gptstyle35": 1351, "kerala": 1352, "saopaulo": 1353, "denver2": 1354}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

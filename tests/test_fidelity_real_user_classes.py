@@ -3148,3 +3148,13 @@ def test_asking_what_else_of_ones_own_would_do_is_the_customers_part(text, as_ag
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert bool(speaks_as_agent(text)) is as_agent
+
+
+# -- round 33: a network named by any one word of place or owner is still the feature -------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Status bar is the same. I'm connected to the hotel wifi too, if that matters.", (("wifi", "on"),)),
+    ("the phone's on my cousin's Wi-Fi at the moment", (("wifi", "on"),)),
+    ("I'm on no wifi at all", ()),  # "no" names no network
+])
+def test_a_network_named_by_its_place_or_owner_has_a_state(text, states):
+    assert set(device_states(text)) == set(states)

@@ -629,8 +629,9 @@ _VERB_BEFORE = re.compile(
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode"), and the
-#: place or owner a user names it by ("connected to my home Wi-Fi").
-_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?:home|house|office|work|own)\s+)?$"
+#: one word of place or owner a user names it by ("connected to my home Wi-Fi", "on the hotel
+#: wifi", "on my friend's wifi").
+_LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?!no\s)[a-z]+(?:'s)?\s+)?$"
 #: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"),
 #: or "all" on it ("no wifi, so it's all on my mobile data"): what the user depends on, not a feature's state.
 _NOT_DEPENDING = (r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
