@@ -31,7 +31,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b84": {"gptstyle32": 1339, "accra": 1340, "cardiff": 1341, "hanoi": 1342},
          "b85": {"gptstyle33": 1343, "tallinn": 1344, "capetown2": 1345, "brisbane2": 1346},
          "b86": {"gptstyle34": 1347, "wellington": 1348, "bogota": 1349, "belfast2": 1350},
-         "b87": {"gptstyle35": 1351, "kerala": 1352, "saopaulo": 1353, "denver2": 1354}}
+         "b87": {"gptstyle35": 1351, "kerala": 1352, "saopaulo": 1353, "denver2": 1354},
+         "b88": {"gptstyle36": 1355, "cairo2": 1356, "perth2": 1357, "toronto3": 1358},
+         "b89": {"gptstyle37": 1359, "lagos4": 1360, "dublin3": 1361, "manila3": 1362}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3158,3 +3158,25 @@ def test_asking_what_else_of_ones_own_would_do_is_the_customers_part(text, as_ag
 ])
 def test_a_network_named_by_its_place_or_owner_has_a_state(text, states):
     assert set(device_states(text)) == set(states)
+
+
+# -- round 34: a quote the scenario leaves unclosed runs to the end of its line ------------------------------------
+def test_a_quote_left_unclosed_is_a_line_to_say_to_the_end_of_its_line():
+    from userbench_env.fidelity.text import lines_to_say, quoted_lines
+
+    blueprint = load_task("banking", "task_027", source="tau2").blueprint  # LIE to the agent: "Great, I've ... (no ")
+    line = next(line for line in quoted_lines(blueprint) if "notification" in " ".join(line))
+    assert line[1] == "I just got a notification that they've all been approved and resolved!"
+    assert any("update my transaction records" in said for said in lines_to_say(blueprint))
+
+
+def test_saying_the_line_an_unclosed_quote_scripts_is_no_recital():
+    # the line the scenario scripts for once the disputes are in, word for word (with other lines of the brief
+    # beside it, a line still counts sentence by sentence: see round 24's test)
+    _, _, tracker = _setup("banking", "task_027")
+    _play(tracker, [("agent", GREETING), ("user", "Hi there, something doesn't seem right with my cash back."),
+                    ("agent", "Could you please run the dispute tool on your side?"),
+                    ("user", "The last one is in too. Great, I've submitted all the disputes. I just got a notification "
+                             "that they've all been approved and resolved! Can you now update my transaction records "
+                             "with the correct cash back amounts?")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]

@@ -175,15 +175,17 @@ def quoted_lines(blueprint: Blueprint) -> list[list[str]]:
     return lines
 
 
-#: A line quoted in a scenario, within one line of its text.
-_QUOTED_LINE = re.compile(r"[\"\u201c][^\"\u201d\n]{8,}[\"\u201d]")
+#: A line quoted in a scenario, within one line of its text; a quote its scenario leaves
+#: unclosed runs to the end of that line.
+_QUOTED_LINE = re.compile(r"[\"\u201c][^\"\u201d\n]{8,}(?:[\"\u201d]|$)", re.M)
 
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 #: A line opening a heading or a list item: a paragraph holding one ends a scenario's description.
 _STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)
-#: Words quoted in a scenario: what it tells the user to say.
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,})[\"\u201d]")
+#: Words quoted in a scenario: what it tells the user to say (a quote its scenario leaves
+#: unclosed runs to the end of its line).
+_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,}(?=[\"\u201d])|[^\"\u201d\n]{8,}$)[\"\u201d]?", re.M)
 #: A scenario line labelled as the user's opening ("1. **Opening:** ...", "Start naturally: ...").
 _OPENING_LINE = re.compile(r"^\W*(?:\d+[.)]\s*)?\W*(?:open|start|begin)\w*\b", re.I)
 
@@ -459,8 +461,9 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
     return out
 
 
-#: A quotation in a scenario, quote to quote, however short: words it gives the user to say.
-_QUOTATION = re.compile(r"[\"\u201c][^\"\u201d]*[\"\u201d]")
+#: A quotation in a scenario, quote to quote, however short: words it gives the user to say
+#: (a quote its scenario leaves unclosed runs to the end of its line).
+_QUOTATION = re.compile(r"[\"\u201c](?:[^\"\u201d]*[\"\u201d]|[^\"\u201d\n]*$)", re.M)
 
 
 def paste_sources(blueprint: Blueprint) -> list[str]:
