@@ -10,7 +10,7 @@ from userbench_env.domains import make_world
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues
-from userbench_env.fidelity.outcomes import agent_outcome
+from userbench_env.fidelity.outcomes import agent_outcome, reports_done
 from userbench_env.fidelity.text import device_states, reported_checks
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
@@ -3180,3 +3180,22 @@ def test_saying_the_line_an_unclosed_quote_scripts_is_no_recital():
                              "that they've all been approved and resolved! Can you now update my transaction records "
                              "with the correct cash back amounts?")])
     assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+# -- round 35: a completion the agent awaits ("tell me when you are done") reports nothing done ------------------
+@pytest.mark.parametrize("agent, done", [
+    ("Please submit the disputes on your side and tell me when you are done.", False),
+    ("Thanks. Let me know once that is all done.", False),
+    ("Once the refund is processed, your order has been cancelled.", True),  # the clause after the comma reports it
+    ("All done! Anything else?", True),
+])
+def test_a_completion_awaited_reports_nothing_done(agent, done):
+    assert reports_done(agent) is done
+
+
+def test_a_stop_after_the_agent_awaits_the_users_part_is_premature():
+    _, _, tracker = _setup("airline", "5")  # delayed HAT045: compensation wanted
+    _play(tracker, [("agent", GREETING), ("user", "My flight HAT045 is delayed and I want compensation for it."),
+                    ("agent", "I can look into that. Check your booking email first, and let me know once that is all done."),
+                    ("user", "Okay, thanks. ###STOP###")])
+    assert _verdicts(tracker, "premature_stop") == ["fail"]

@@ -53,6 +53,16 @@ _DONE = re.compile(
     r"|\b(?:your|the) (?:new )?(?:reservation|booking|confirmation|order|ticket|case|request) (?:id|number|code) is\b",
     re.I,
 )
+#: A clause awaiting its completion: "tell me when you are done", "once that is all done".
+_AWAITED = re.compile(r"\b(?:when|whenever|once|after|if|until|till|as soon as)\b[^.!?,;:]*$", re.I)
+
+
+def _completes(text: str) -> bool:
+    """True when ``text`` reports a completion (:data:`_DONE`) outside a clause awaiting it
+    (:data:`_AWAITED`: "let me know when you are done" reports nothing done)."""
+    return any(_AWAITED.search(text, 0, m.start()) is None for m in _DONE.finditer(text))
+
+
 #: An agent refusing the request or saying it is impossible.
 _CANNOT = re.compile(
     r"\b(?:i|we) (?:can ?not|can't|cannot|am unable|'m unable|are unable|won't be able|will not be able|"
@@ -236,7 +246,7 @@ def answers(text: str) -> bool:
 def reports_done(text: str) -> bool:
     """True when an agent ``text`` reports the user's request done ("your order has been
     cancelled", "taken care of"); an answer with a figure does not."""
-    return _DONE.search(text) is not None and agent_outcome(text) == "done"
+    return _completes(text) and agent_outcome(text) == "done"
 
 
 @lru_cache(maxsize=256)
@@ -244,7 +254,7 @@ def reports_action(text: str) -> bool:
     """True when an agent ``text`` settles an action asked of it: reports it done ("your order
     has been cancelled") or refuses it (:func:`agent_outcome` ``"cannot"``); a figure alone
     answers a question, not the action."""
-    return _DONE.search(text) is not None or agent_outcome(text) == "cannot"
+    return _completes(text) or agent_outcome(text) == "cannot"
 
 
 def action_open(turns: Iterable[tuple[str, str]]) -> bool:
@@ -276,7 +286,7 @@ def agent_outcome(text: str) -> Outcome | None:
     change it" reports no change)."""
     if _CANNOT.search(text) or _REFERRAL.search(text):
         return "cannot"
-    if _DONE.search(text) or ((_FIGURE.search(text) or _FINDING.search(text)) and not waits_on_user(text)):
+    if _completes(text) or ((_FIGURE.search(text) or _FINDING.search(text)) and not waits_on_user(text)):
         return "done"  # (an answer reporting figures or a finding, asking nothing back, answers a question)
     return None
 
