@@ -33,7 +33,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b86": {"gptstyle34": 1347, "wellington": 1348, "bogota": 1349, "belfast2": 1350},
          "b87": {"gptstyle35": 1351, "kerala": 1352, "saopaulo": 1353, "denver2": 1354},
          "b88": {"gptstyle36": 1355, "cairo2": 1356, "perth2": 1357, "toronto3": 1358},
-         "b89": {"gptstyle37": 1359, "lagos4": 1360, "dublin3": 1361, "manila3": 1362}}
+         "b89": {"gptstyle37": 1359, "lagos4": 1360, "dublin3": 1361, "manila3": 1362},
+         "b90": {"gptstyle38": 1363, "quito": 1364, "marseille": 1365, "riga": 1366},
+         "b91": {"gptstyle39": 1367, "osaka2": 1368, "adelaide2": 1369, "hobart": 1370}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

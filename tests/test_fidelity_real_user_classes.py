@@ -4,6 +4,8 @@ tasks. Trial 3 and the writers `chatty` and `typos` were held out of the third r
 rounds after it say what they held out in docs/fidelity-validity.md."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from userbench_env.domains import make_world
@@ -3199,3 +3201,68 @@ def test_a_stop_after_the_agent_awaits_the_users_part_is_premature():
                     ("agent", "I can look into that. Check your booking email first, and let me know once that is all done."),
                     ("user", "Okay, thanks. ###STOP###")])
     assert _verdicts(tracker, "premature_stop") == ["fail"]
+
+
+# -- round 36: quote marks pair by position; a line said at its moment is the line, however it is framed ----------
+#: A numbered step of a scenario's conversation flow ("4. **If given multiple options:** ...").
+_STEP = re.compile(r"^\s*\d+[a-z]?\. \*\*", re.M)
+
+
+@pytest.mark.parametrize("task_id", ["task_031", "task_038", "task_048", "task_056", "task_057", "task_064", "task_065",
+                                     "task_080", "task_087", "task_098", "task_101", "task_102"])
+def test_a_stray_quote_mark_leaves_the_lines_to_say_the_quoted_ones(task_id):
+    from userbench_env.fidelity.text import lines_to_say
+
+    # each scenario has a mark that opens or closes nothing ("... with it. \"\"", "let's open it.\"" with no opening
+    # one, a short quotation closed before a bracket: say "today")"): read quote to quote, the numbered steps
+    # between its lines became the lines to say, and the lines themselves the brief
+    said = lines_to_say(load_task("banking", task_id, source="tau2").blueprint)
+    assert said and not any(_STEP.search(line) for line in said)
+
+
+def test_the_line_after_a_doubled_quote_mark_is_a_line_to_say():
+    from userbench_env.fidelity.text import lines_to_say
+
+    said = lines_to_say(load_task("banking", "task_064", source="tau2").blueprint)  # "... with it. \"\"" on step 3
+    assert any("Can you just open the accounts for now?" in line for line in said)
+    assert not any("If given multiple options" in line for line in said)
+
+
+def test_saying_a_scripted_line_word_for_word_after_a_doubled_quote_mark_is_no_recital():
+    _, world, tracker = _setup("banking", "task_064")
+    _play(tracker, [("agent", GREETING), ("user", "Hello, I'd like a credit card and a savings account, the best pair."),
+                    ("agent", "Could you please run apply_for_credit_card on your side?")])
+    _user_call(world, tracker, 3, "apply_for_credit_card", {"card_type": "Gold Rewards Card", "customer_name": "Jordan Lee",
+                                                            "annual_income": 120000, "rho_bank_subscription": True})
+    tracker.user_text(4, "That's gone through. Great! Can you just open the accounts for now? "
+                         "I'll fund the savings account myself with the $30,000.")
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    # the closing line of step 9, in other words; "Fine, whatever." opens the line of step 3 too, and the note on
+    # when to get frustrated shares "frustrated" with the line
+    ("Fine, whatever. Honestly this whole experience has been so frustrating. Just put me through to someone, please.",
+     "pass"),
+    # the same line with the lie of step 6 beside it: two lines of the script at once
+    ("Fine, whatever. This whole experience has been frustrating. Hold on, I just used my banking app to transfer "
+     "money and paid off the balance.", "fail"),
+])
+def test_a_line_shared_with_another_and_framed_by_its_cue_is_one_line(reply, verdict):
+    _, _, tracker = _setup("banking", "task_049")  # closing four cards; step 9 asks for a human agent
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need to close some of my credit cards."),
+                    ("agent", "I'm sorry, I can't give you more than the $5 statement credit."), ("user", reply)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+def test_what_the_agent_just_named_beside_a_scripted_line_is_answered_not_recited():
+    _, world, tracker = _setup("banking", "task_048")  # step 9: close the Crypto-Cash Back card once the Silver one is in
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I want to close a few of my credit cards."),
+                    ("agent", "Could you please run apply_for_credit_card on your side for the Silver Rewards Card?")])
+    _user_call(world, tracker, 3, "apply_for_credit_card", {"card_type": "Silver Rewards Card",
+                                                            "customer_name": "Valentina Kostopoulos",
+                                                            "annual_income": 125000, "rho_bank_subscription": False})
+    tracker.user_text(4, "Submitted. With all my travel and software spending, the Silver one suits me far better. "
+                         "Right, last thing: please close my Crypto-Cash Back card too, the crypto rewards programme "
+                         "isn't worth it to me anymore, I hardly use cryptocurrency.")
+    assert _verdicts(tracker, "dumps_blueprint") == ["pass"]

@@ -168,6 +168,8 @@ def quoted_lines(blueprint: Blueprint) -> list[list[str]]:
         starts = [0, *(end.end() for end in breaks)]
         ends = [*(end.start() for end in breaks), len(text)]
         for quote in _QUOTED_LINE.finditer(text):
+            if len(quote.group().strip("\"\u201c\u201d")) < QUOTE_LENGTH:
+                continue
             line = [sentence for start, end in zip(starts, ends)
                     if start < quote.end() and end > quote.start() and (sentence := text[start:end].strip())]
             if len(line) >= 2 and line not in lines:
@@ -175,17 +177,24 @@ def quoted_lines(blueprint: Blueprint) -> list[list[str]]:
     return lines
 
 
-#: A line quoted in a scenario, within one line of its text; a quote its scenario leaves
-#: unclosed runs to the end of that line.
-_QUOTED_LINE = re.compile(r"[\"\u201c][^\"\u201d\n]{8,}(?:[\"\u201d]|$)", re.M)
+#: A quote mark opening a quotation: one followed by a space, a punctuation mark or its
+#: line's end closes one. Typed quotes pair by position, so a stray or doubled mark
+#: (``it. ""``, ``say "today").``) cannot turn the scenario's quotations inside out.
+_OPENS = r"[\"\u201c](?![\s.,;:!?)\]])"
+#: The fewest characters of a quotation that is a line to say (shorter ones, "today", name a word).
+QUOTE_LENGTH = 8
+#: A line quoted in a scenario, within one line of its text, however short (so that its
+#: closing mark is never read as an opening one; :func:`quoted_lines` keeps those of
+#: :data:`QUOTE_LENGTH`); a quote its scenario leaves unclosed runs to the end of that line.
+_QUOTED_LINE = re.compile(_OPENS + r"[^\"\u201d\n]*(?:[\"\u201d]|$)", re.M)
 
 
 _PARAGRAPH = re.compile(r"\n\s*\n")
 #: A line opening a heading or a list item: a paragraph holding one ends a scenario's description.
 _STRUCTURE = re.compile(r"^\s*(?:#|\d+[.)]\s|[-*]\s)", re.M)
-#: Words quoted in a scenario: what it tells the user to say (a quote its scenario leaves
-#: unclosed runs to the end of its line).
-_QUOTED = re.compile(r"[\"\u201c]([^\"\u201d]{8,}(?=[\"\u201d])|[^\"\u201d\n]{8,}$)[\"\u201d]?", re.M)
+#: Words quoted in a scenario, however short (:func:`_quotes` keeps what it tells the user
+#: to say); a quote its scenario leaves unclosed runs to the end of its line.
+_QUOTED = re.compile(_OPENS + r"([^\"\u201d]*(?=[\"\u201d])|[^\"\u201d\n]*$)[\"\u201d]?", re.M)
 #: A scenario line labelled as the user's opening ("1. **Opening:** ...", "Start naturally: ...").
 _OPENING_LINE = re.compile(r"^\W*(?:\d+[.)]\s*)?\W*(?:open|start|begin)\w*\b", re.I)
 
@@ -195,7 +204,12 @@ def opening_quotes(text: str) -> list[str]:
     line labelled as the opening (:data:`_OPENING_LINE`): what the user says when it calls,
     like its reason for calling. Words quoted for later moments ("when discussing savings:
     '...'") are not: said unasked, all in one message, they recite the scenario."""
-    return [q for line in text.splitlines() if _OPENING_LINE.match(line) for q in _QUOTED.findall(line)]
+    return [q for line in text.splitlines() if _OPENING_LINE.match(line) for q in _quotes(line)]
+
+
+def _quotes(text: str) -> list[str]:
+    """The words ``text`` quotes (:data:`_QUOTED`), each quotation of at least :data:`QUOTE_LENGTH` characters."""
+    return [q for q in _QUOTED.findall(text) if len(q) >= QUOTE_LENGTH]
 
 
 #: An annual income a scenario gives ("Your annual income is $95,000", "who earns $100,000 annually").
@@ -414,7 +428,7 @@ def lines_to_say(blueprint: Blueprint) -> list[str]:
     moment, a scripted line follows the scenario; said unasked along with others, its
     content still recites (see :func:`scenario_sentences`)."""
     texts = (blueprint.instructions, blueprint.raw_instructions)
-    return reason_parts(blueprint)[0] + [q for text in texts for q in _QUOTED.findall(text or "")]
+    return reason_parts(blueprint)[0] + [q for text in texts for q in _quotes(text or "")]
 
 
 #: Normalized sentences shorter than this many tokens are too generic to count as recited verbatim.
@@ -463,7 +477,7 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
 
 #: A quotation in a scenario, quote to quote, however short: words it gives the user to say
 #: (a quote its scenario leaves unclosed runs to the end of its line).
-_QUOTATION = re.compile(r"[\"\u201c](?:[^\"\u201d]*[\"\u201d]|[^\"\u201d\n]*$)", re.M)
+_QUOTATION = re.compile(_OPENS + r"(?:[^\"\u201d]*[\"\u201d]|[^\"\u201d\n]*$)", re.M)
 
 
 def paste_sources(blueprint: Blueprint) -> list[str]:

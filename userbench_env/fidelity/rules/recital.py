@@ -84,9 +84,11 @@ class DumpsBlueprint(Rule):
     beyond the requests a faithful user raises (``params["opening"]``,
     :func:`~userbench_env.fidelity.text.request_sentences`), whatever they say. A message
     whose nearly recited sentences all belong to one line the scenario quotes for the user
-    to say (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`) says
-    that line, however many sentences it has: one line of the script, no recital, unless it
-    talks about its brief.
+    to say (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`; a
+    sentence two lines share belongs to both) says that line, however many sentences it
+    has: one line of the script, no recital, unless it talks about its brief. Beside the
+    line, a sentence the agent's latest text asked about, or one touched only by the words
+    of the line as said (the scenario's cue for the line shares them), does not count.
 
     Sure evidence only (issue 22): a user states scenario facts to make its request (a
     budget while haggling, its insurance, the goal with its details), so a paraphrased
@@ -121,10 +123,10 @@ class DumpsBlueprint(Rule):
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
             persona = set(c.params.get("persona", ()))
-            line_of: dict[str, int] = {}  # each sentence's quoted line (its first one)
+            lines_of: dict[str, set[int]] = {}  # each sentence's quoted lines
             for n, line in enumerate(c.params.get("quoted", ())):
                 for sentence in line:
-                    line_of.setdefault(sentence, n)
+                    lines_of.setdefault(sentence, set()).add(n)
             texts = list(c.params["sentences"])
             read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
@@ -138,7 +140,9 @@ class DumpsBlueprint(Rule):
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
                     sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
-                                              line_of.get(texts[i], -1), sizes[i],
+                                              # (the lines of each sentence saying the same: two lines may share one)
+                                              frozenset().union(*(lines_of.get(texts[j], ()) for j, (other, _) in
+                                                                  enumerate(read) if other == words)), sizes[i],
                                               texts[i] not in persona and WANTS.match(texts[i]) is not None
                                               and FALLBACK_CLAUSE.search(texts[i]) is None))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
@@ -209,9 +213,10 @@ class Sentence(NamedTuple):
     marks: frozenset[str]
     #: Whether it is a persona note (``params["persona"]``: how the user is, not what it wants).
     persona: bool = False
-    #: The index of the line the scenario quotes for the user to say that it is part of
-    #: (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`), -1 for none.
-    line: int = -1
+    #: The indices of the lines the scenario quotes for the user to say that it is part of
+    #: (``params["quoted"]``, :func:`~userbench_env.fidelity.text.quoted_lines`; two lines
+    #: may share a sentence, "Fine, whatever."), none for a sentence of no such line.
+    lines: frozenset[int] = frozenset()
     #: How many content stems it has, its topic words included (exempt and scenario words aside).
     size: int = 0
     #: Whether it states what the user wants of its request (:data:`WANTS`: "You only want
@@ -363,7 +368,7 @@ class RecitalReader:
             return _FAIL
         # a distinctive word (a number, a name) stands for a word a paraphrase changed, down to two words
         nearly = [(sentence, sentence.words & said, least) for sentence in sentences if (least := _nearly(sentence, said))]
-        if _one_line(nearly) and not recital_cues(text, conditions):
+        if _one_line(nearly, prompt) and not recital_cues(text, conditions):
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
         # voicing its own persona is in character: beside one persona note alone, or nothing, with no other talk
@@ -455,11 +460,21 @@ def _nearly(sentence: Sentence, said: frozenset[str]) -> int:
     return least if len(shared) >= least * UNSURE_SHARE else 0
 
 
-def _one_line(nearly: list[tuple[Sentence, frozenset[str], int]]) -> bool:
-    """True when the ``nearly`` recited sentences are all of one line the scenario quotes for
-    the user to say (:attr:`Sentence.line`): saying that line, however many sentences it
-    has, plays one line of the script."""
-    return bool(nearly) and nearly[0][0].line >= 0 and all(sentence.line == nearly[0][0].line for sentence, *_ in nearly)
+def _one_line(nearly: list[tuple[Sentence, frozenset[str], int]], prompt: frozenset[str] = frozenset()) -> bool:
+    """True when the ``nearly`` recited sentences (``(sentence, words of it said, words
+    needed)``) are of one line the scenario quotes for the user to say (:attr:`Sentence.lines`),
+    but those the agent's latest text asked about (sharing a word with ``prompt``: answered,
+    not recited) and those nearly recited only by words of that line as said (a scenario's
+    note on when to say a line shares its words: "Get frustrated" before "This whole
+    experience has been frustrating"): saying that line, however many sentences it has,
+    plays one line of the script."""
+    unasked = [(sentence, shared) for sentence, shared, _ in nearly if not sentence.words & prompt]
+    quoted = [(sentence, shared) for sentence, shared in unasked if sentence.lines]
+    if not quoted:
+        return False
+    line_words = frozenset().union(*(shared for _, shared in quoted))
+    return bool(frozenset.intersection(*(sentence.lines for sentence, _ in quoted))) and not any(
+        _nearly(sentence, shared - line_words) for sentence, shared in unasked if not sentence.lines)
 
 
 def _touched(sentences: list[Sentence], said: frozenset[str], used: set[str],
