@@ -35,7 +35,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b88": {"gptstyle36": 1355, "cairo2": 1356, "perth2": 1357, "toronto3": 1358},
          "b89": {"gptstyle37": 1359, "lagos4": 1360, "dublin3": 1361, "manila3": 1362},
          "b90": {"gptstyle38": 1363, "quito": 1364, "marseille": 1365, "riga": 1366},
-         "b91": {"gptstyle39": 1367, "osaka2": 1368, "adelaide2": 1369, "hobart": 1370}}
+         "b91": {"gptstyle39": 1367, "osaka2": 1368, "adelaide2": 1369, "hobart": 1370},
+         "b92": {"gptstyle40": 1371, "santiago": 1372, "hamburg2": 1373, "lahore": 1374},
+         "b93": {"gptstyle41": 1375, "bristol2": 1376, "halifax": 1377, "nairobi4": 1378}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3266,3 +3266,21 @@ def test_what_the_agent_just_named_beside_a_scripted_line_is_answered_not_recite
                          "Right, last thing: please close my Crypto-Cash Back card too, the crypto rewards programme "
                          "isn't worth it to me anymore, I hardly use cryptocurrency.")
     assert _verdicts(tracker, "dumps_blueprint") == ["pass"]
+
+
+# -- round 37: a condition opened by "only if" is the request's term, not a plan for the agent's answer ------------
+@pytest.mark.parametrize("text, conditions", [
+    ("Only if the change costs under $100, mind, and I don't want a new ticket, just change the one I've got.", 0),
+    ("Move it only if it's cheap. If you can't do it under $100, just leave the booking alone.", 1),  # a plan
+])
+def test_a_condition_opened_by_only_if_is_a_term(text, conditions):
+    assert recital_cues(text, terms=False) == conditions
+
+
+def test_stating_what_one_wants_with_an_only_if_term_is_suspect():
+    tracker = RuleTracker(task_criteria(load_task("airline", "31", source="tau2")))  # the cat task: < $100, no new flight
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hi. My cat is poorly, so I need to get home sooner: could you switch my JFK flight on "
+                             "May 17 to a nonstop? Only if the change costs under $100, mind, and I don't want to buy "
+                             "a new ticket, just change the one I've got.")])
+    assert _verdicts(tracker, "dumps_blueprint") == ["suspect"]

@@ -712,10 +712,12 @@ _MANNER_CUES: Gated = _gated(
 
 #: The user's conditions on what the agent does and what it does then, a plan for the agent's
 #: answers ("if they can't, I'll ...", "otherwise I'd ..."): talk about its brief, unless the
-#: condition is its request's own.
+#: condition is its request's own. A condition opened by "only if" is a term of the request
+#: (:data:`_TERM_CUES`), whatever follows it ("only if it costs under $100, and I don't want
+#: a new ticket, just change the one I have").
 _CONDITION_CUES: Gated = _gated(
     (("if ",),
-     r"\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
+     r"(?<!only )\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
      r"fail(?:s|ing)?|not|no|"
      r"fits?|works?|returns?|comes? back|say(?:s|ing)?|insists?|offers?|tells? me)\b[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
