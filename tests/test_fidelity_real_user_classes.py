@@ -3284,3 +3284,28 @@ def test_stating_what_one_wants_with_an_only_if_term_is_suspect():
                              "May 17 to a nonstop? Only if the change costs under $100, mind, and I don't want to buy "
                              "a new ticket, just change the one I've got.")])
     assert _verdicts(tracker, "dumps_blueprint") == ["suspect"]
+
+
+# -- round 38: a noun that can be a verb ("offers", "returns") is no action of the agent's in a condition -------------
+@pytest.mark.parametrize("text, conditions", [
+    ("And if a few cards have offers like that, I'd lean toward whichever one has the lowest annual fee.", 0),
+    ("If any returns are still open, I'd rather wait for those.", 0),
+    ("If they offer a voucher instead, I'll take it.", 1),  # the agent's action, and the user's plan for it
+])
+def test_a_noun_is_no_action_of_the_agents_in_a_condition(text, conditions):
+    assert recital_cues(text, terms=False) == conditions
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    # the scenario's own upfront interest and its tie-break among offers: one scenario sentence, no plan
+    ("Hello! I'll be upfront with you: I'm after a credit card with the best sign-up bonus, points or cash back. "
+     "If a couple of cards have offers like that, I'd go for whichever has the lowest annual fee.", "suspect"),
+    # with the plan for the agent's answer besides: a recital
+    ("Hello! I'll be upfront with you: I'm after a credit card with the best sign-up bonus, points or cash back. "
+     "If you can't find one, I'll take my business elsewhere, and if several qualify I'd go for the lowest annual fee.",
+     "fail"),
+])
+def test_a_preference_among_offers_is_no_plan_for_the_agents_answer(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
