@@ -710,6 +710,12 @@ _MANNER_CUES: Gated = _gated(
 )
 
 
+
+def clause_start(text: str, start: int) -> int:
+    """The index of the mark that opens the clause going on at ``start`` in ``text`` (a full
+    stop, comma, colon, semicolon, "!", "?" or line break; -1: the text's start)."""
+    return max(text.rfind(c, 0, start) for c in ".\n,:;!?")
+
 #: The user's conditions on what the agent does and what it does then, a plan for the agent's
 #: answers ("if they can't, I'll ...", "otherwise I'd ..."): talk about its brief, unless the
 #: condition is its request's own. A condition opened by "only if" is a term of the request

@@ -33,7 +33,7 @@ import re
 from functools import lru_cache
 from typing import Iterable, Literal
 
-from userbench_env.fidelity.language import SENTENCE_PART, standard_spelling
+from userbench_env.fidelity.language import SENTENCE_PART, clause_start, standard_spelling
 
 Outcome = Literal["done", "cannot"]
 Standing = Literal["done", "cannot", "waiting"]
@@ -53,14 +53,15 @@ _DONE = re.compile(
     r"|\b(?:your|the) (?:new )?(?:reservation|booking|confirmation|order|ticket|case|request) (?:id|number|code) is\b",
     re.I,
 )
-#: A clause awaiting its completion: "tell me when you are done", "once that is all done".
-_AWAITED = re.compile(r"\b(?:when|whenever|once|after|if|until|till|as soon as)\b[^.!?,;:]*$", re.I)
+#: What opens a clause awaiting its completion: "tell me when you are done", "once that is all done".
+_AWAITED = re.compile(r"\b(?:when|whenever|once|after|if|until|till|as soon as)\b", re.I)
 
 
 def _completes(text: str) -> bool:
     """True when ``text`` reports a completion (:data:`_DONE`) outside a clause awaiting it
-    (:data:`_AWAITED`: "let me know when you are done" reports nothing done)."""
-    return any(_AWAITED.search(text, 0, m.start()) is None for m in _DONE.finditer(text))
+    (:data:`_AWAITED` in the completion's clause, :func:`~userbench_env.fidelity.language.clause_start`:
+    "let me know when you are done" reports nothing done)."""
+    return any(_AWAITED.search(text, clause_start(text, m.start()) + 1, m.start()) is None for m in _DONE.finditer(text))
 
 
 #: An agent refusing the request or saying it is impossible.

@@ -21,7 +21,7 @@ from typing import Iterable
 
 from userbench_env.core.task import Blueprint
 from userbench_env.fidelity.conditions import conditions
-from userbench_env.fidelity.language import standard_spelling
+from userbench_env.fidelity.language import clause_start, standard_spelling
 from userbench_env.tasks.extract import ASK_PATTERNS, asking_part, is_question
 
 _CACHE = 256
@@ -730,25 +730,20 @@ def _unasserted(text: str, start: int, end: int) -> bool:
         return True
     if not any(gate in text for gate in _HOPE_GATES):
         return False
-    clause_start = max(_clause_start(text, start), text.rfind(" but ", 0, start))
-    return _HOPED.search(text, clause_start + 1, start) is not None
-
-
-def _clause_start(text: str, start: int) -> int:
-    """The index of the mark that opens the clause going on at ``start`` (-1: the text's start)."""
-    return max(text.rfind(c, 0, start) for c in ".\n,:;!?")
+    opening = max(clause_start(text, start), text.rfind(" but ", 0, start))
+    return _HOPED.search(text, opening + 1, start) is not None
 
 
 def _earlier(text: str, start: int, end: int) -> bool:
     """True when the clause of ``text[start:end]`` describes an earlier state: a time word
     in the clause ("before", "at first"), a past verb before the span ("it showed ..."), or
     the span is where a change came from ("from Poor on 2G to Excellent on 5G")."""
-    clause_start = _clause_start(text, start)
+    opening = clause_start(text, start)
     clause_end = min((i for i in (text.find(".", end), text.find("\n", end), text.find(",", end)) if i >= 0),
                      default=len(text))
-    return (_EARLIER.search(text, clause_start + 1, clause_end) is not None
-            or _PAST_LEAD.search(text, clause_start + 1, start) is not None
-            or (_FROM_LEAD.search(text, clause_start + 1, start) is not None
+    return (_EARLIER.search(text, opening + 1, clause_end) is not None
+            or _PAST_LEAD.search(text, opening + 1, start) is not None
+            or (_FROM_LEAD.search(text, opening + 1, start) is not None
                 and _TO.search(text, end, clause_end) is not None))
 
 
