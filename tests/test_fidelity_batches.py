@@ -37,7 +37,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b90": {"gptstyle38": 1363, "quito": 1364, "marseille": 1365, "riga": 1366},
          "b91": {"gptstyle39": 1367, "osaka2": 1368, "adelaide2": 1369, "hobart": 1370},
          "b92": {"gptstyle40": 1371, "santiago": 1372, "hamburg2": 1373, "lahore": 1374},
-         "b93": {"gptstyle41": 1375, "bristol2": 1376, "halifax": 1377, "nairobi4": 1378}}
+         "b93": {"gptstyle41": 1375, "bristol2": 1376, "halifax": 1377, "nairobi4": 1378},
+         "b94": {"gptstyle42": 1379, "cusco": 1380, "porto2": 1381, "ottawa2": 1382},
+         "b95": {"gptstyle43": 1383, "seoul2": 1384, "belgrade": 1385, "darwin2": 1386}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3309,3 +3309,31 @@ def test_a_preference_among_offers_is_no_plan_for_the_agents_answer(opening, ver
     tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 39: a wish with an adverb reports no check; a state named as the problem fixed is the earlier one ---------
+@pytest.mark.parametrize("text, checks", [
+    ("I'd really like it sorted so the internet on my phone is properly quick again, excellent speed.", set()),
+    ("I would really like the speed test to say excellent.", set()),
+    ("I'd love to see the speed test say excellent.", set()),
+    ("Ran it again and the speed test says excellent now.", {"run_speed_test"}),  # a report
+])
+def test_a_wish_with_an_adverb_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("text, states", [
+    ("Brilliant, the reseat has resolved the No Service problem.", ()),
+    ("Restarting it fixed the no signal issue, cheers.", ()),
+    ("It's fixed now: airplane mode is off.", (("airplane mode", "off"),)),  # the state now, in a clause of its own
+])
+def test_a_state_named_as_the_problem_fixed_is_the_earlier_one(text, states):
+    assert device_states(text) == states
+
+
+def test_wishing_for_excellent_speed_in_the_opening_claims_no_check():
+    _, _, tracker = _setup("telecom", "[mobile_data_issue]bad_network_preference|user_abroad_roaming_enabled_off[PERSONA:Hard]")
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello there. My mobile data keeps cutting out and it's painfully slow when it works. I'd "
+                             "really like it sorted so the internet on my phone is properly quick again, excellent speed.")])
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")

@@ -639,8 +639,9 @@ _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initi
 _FROM_LEAD = re.compile(r"\bfrom\b(?:(?!\bto\b).)*$")
 _TO = re.compile(r"\bto\b")
 #: Past verbs before a feature in its clause ("it showed airplane mode on", "the app didn't already have SMS
-#: permission").
-_PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read|didn'?t|did not|hadn'?t|had not)\b")
+#: permission"), and those of a problem fixed ("that resolved the No Service problem": the state it names is gone).
+_PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read|didn'?t|did not|hadn'?t|had not"
+                        r"|resolved|fixed|solved|cured)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
@@ -1026,7 +1027,8 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might|would like|'d like|better be|so (?:that )?(?:i|we) can)\b|n't\b")
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)|better be|so (?:that )?(?:i|we) can)\b"
+                       r"|n't\b")
 
 
 @lru_cache(maxsize=_CACHE)
