@@ -3337,3 +3337,32 @@ def test_wishing_for_excellent_speed_in_the_opening_claims_no_check():
                     ("user", "Hello there. My mobile data keeps cutting out and it's painfully slow when it works. I'd "
                              "really like it sorted so the internet on my phone is properly quick again, excellent speed.")])
     assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+# -- round 40: an amount the user works out from amounts it writes (a total, a difference) is implied ----------------
+@pytest.mark.parametrize("text, worked", [
+    ("Expected $583, $554, $1,050 and $112; got $333, $379, $750 and $68. That is $2,299 expected against $1,530 "
+     "received, a shortfall of $769.", {"2299", "1530", "769"}),
+    ("$1,786 on the card, which is under $2,000: $214 under, to be exact.", {"214"}),
+    ("The two bags were $35 and $70.50, so $105 altogether.", {"105"}),  # to the dollar
+    ("They charged me $150 and $200, plus a $50 fee I never agreed to.", set()),  # "plus" names no difference
+    ("The fare was $300 and the bag $40, and they want $260 more.", {"260"}),  # a difference the sentence names
+    ("The fare was $300 and the bag $40, and they charged $260 for seats.", set()),  # no word says it is worked out
+])
+def test_an_amount_worked_out_from_amounts_written_before_it(text, worked):
+    from userbench_env.fidelity.language import worked_amounts
+
+    assert worked_amounts(text) == worked
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Right, so $327 across the gift cards, $1,000 across the certificates and $1,786 on the Mastercard: comfortably "
+     "under my $2,000, $214 under in fact.", "pass"),
+    ("Right, so $327 across the gift cards, $1,000 across the certificates and $1,786 on the Mastercard, plus the $214 "
+     "change fee you mentioned.", "fail"),  # a fee nobody named
+])
+def test_the_difference_of_amounts_heard_is_no_invented_amount(reply, verdict):
+    _, _, tracker = _setup("airline", "14")  # balances and a Mastercard limit of $2000
+    _play(tracker, [("agent", GREETING), ("user", "Hi, what do I have on my gift cards and certificates?"),
+                    ("agent", "Here is the information you asked for: 327; 1000; 1786."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

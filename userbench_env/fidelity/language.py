@@ -1138,12 +1138,56 @@ def amounts(text: str) -> frozenset[str]:
     """The money amounts ``text`` writes ("$349", "about 200 dollars", "340 quid", "$1,000.50", "$250k",
     "I paid 412 for it", "the 259.99 I paid": :data:`_PAID_SUM`, :data:`_SUM_PAID`), as their whole-dollar digits ("349", "200",
     "1000", "250000", "412")."""
+    return frozenset(value for _, value in _amounts_in_order(text))
+
+
+def _amounts_in_order(text: str) -> list[tuple[int, str]]:
+    """Each money amount of :func:`amounts` with where ``text`` writes it, in order."""
     if _DIGIT.search(text) is None:
+        return []
+    low = text.lower()
+    money = {(m.start(), (m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else ""))
+             for m in _MONEY.finditer(low)}
+    paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
+    return sorted(money | paid)
+
+
+#: Words saying an amount is the total of others ("that is $2,299", "$105 altogether").
+_TOTAL_WORDS = re.compile(r"\b(?:total|totals|altogether|in all|all up|sum|comes? to|adds? up|added up|combined|that is|"
+                          r"that'?s|which makes|makes)\b")
+#: Words saying an amount is the difference of two ("$214 under", "a shortfall of $769", "$40 left").
+_DIFFERENCE_WORDS = re.compile(r"\b(?:under|over|short|shortfall|difference|left|remaining|leaves|less|more|saving|"
+                               r"saves?|cheaper|minus|gap)\b")
+#: The end of a sentence (not a decimal point).
+_SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)|\n")
+
+
+@lru_cache(maxsize=_CACHE)
+def worked_amounts(text: str) -> frozenset[str]:
+    """The money amounts ``text`` works out from amounts it writes before them, each in a
+    sentence that says which: the sum of a run of consecutive ones (:data:`_TOTAL_WORDS`: "$583,
+    $554, $1,050 and $112 ... that is $2,299 expected") or the difference of two
+    (:data:`_DIFFERENCE_WORDS`: "$1,786 on my Mastercard, under $2,000, $214 under"), to the
+    dollar (each amount's cents dropped). A user doing the arithmetic of what it heard states
+    nothing new."""
+    found = _amounts_in_order(text)
+    if len(found) < 3:
         return frozenset()
     low = text.lower()
-    paid = [*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low)]
-    return frozenset((m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else "")
-                     for m in _MONEY.finditer(low)) | frozenset(m.group(1).replace(",", "") for m in paid)
+    worked: set[str] = set()
+    values: list[int] = []
+    for start, value in found:
+        sentence_start = max((m.end() for m in _SENTENCE_END.finditer(low, 0, start)), default=0)
+        end = _SENTENCE_END.search(low, start)
+        sentence = low[sentence_start:end.start() if end else len(low)]
+        amount = int(value)
+        if ((_TOTAL_WORDS.search(sentence) is not None and any(
+                abs(sum(values[i:j]) - amount) < j - i for i in range(len(values)) for j in range(i + 2, len(values) + 1)))
+                or (_DIFFERENCE_WORDS.search(sentence) is not None and any(
+                    abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in values[n + 1:]))):
+            worked.add(value)
+        values.append(amount)
+    return frozenset(worked)
 
 
 _THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")

@@ -26,6 +26,7 @@ from userbench_env.fidelity.language import (
     spoken_sums,
     stated_part,
     street_addresses,
+    worked_amounts,
     years,
 )
 from userbench_env.fidelity.text import identifiers
@@ -126,6 +127,9 @@ class Statement(NamedTuple):
     #: The counts of the lengths of time gone or taken the text states (:func:`~userbench_env.fidelity.language.durations`),
     #: beyond its questions and requests ("delayed by 5 hours"; not "can it arrive in 3 days?").
     lengths: frozenset[str]
+    #: The amounts the text works out from amounts it writes before them (:func:`~userbench_env.fidelity.language.worked_amounts`:
+    #: "$1,786 ... under $2,000, $214 under"): implied by them.
+    worked: frozenset[str] = frozenset()
 
 
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
@@ -241,7 +245,8 @@ def statement(text: str) -> Statement:
                      answer_codes(text),
                      bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None,
                      bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric),
-                     durations(stated_part(text), False) if durations(text) else frozenset())
+                     durations(stated_part(text), False) if durations(text) else frozenset(),
+                     worked_amounts(text) if numeric[3] else frozenset())
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -282,7 +287,9 @@ class InventedInformation(Rule):
     day ("the next day, May 19" once May 18 was named) or once something heard spoke of one
     (a scenario moving a May 23 flight "one day later": "the 24th"), is implied, not invented;
     so is an amount per item that is an even share of a heard one ("$100 for the two bags":
-    "is that $50 each?").
+    "is that $50 each?"), and an amount the message works out from amounts it writes before
+    it, a total or a difference it says it is (:func:`~userbench_env.fidelity.language.worked_amounts`:
+    "$1,786 on the card, under $2,000: $214 under").
 
     Applies to every user message."""
 
@@ -435,7 +442,8 @@ class Heard:
         heard_dates = self.dates | _adjacent(self.dates) if said.adjacent or self.adjacent else self.dates
         if not said.dates <= heard_dates or not said.days <= {day for _, day in heard_dates} | self.days:
             return True
-        if not all(amount in self.numbers or (said.per_item and self._share(amount)) for amount in said.money):
+        if not all(amount in self.numbers or amount in said.worked or (said.per_item and self._share(amount))
+                   for amount in said.money):
             return True
         if not said.times <= self.times or not all(n in self.numbers or self._span(n) for n in said.lengths):
             return True
