@@ -3135,6 +3135,9 @@ _CAT_REQUEST = ("My cat's unwell so I have to get home early: could you move my 
     ("Hello, daiki_lee_6144 here. " + _CAT_REQUEST, "fail"),  # with who the user is: several scenario facts at once
     ("Hello. " + _CAT_REQUEST + " If you can't manage that, I'll just keep the booking I have.", "fail"),  # a plan
     ("Hello. " + _CAT_REQUEST + " I don't know my reservation number, I'm afraid.", "fail"),  # a fact beyond its wants
+    # (round 37) the "only if" clause is the request's term, whatever follows it in the sentence
+    ("Hi. My cat is poorly, so I need to get home sooner: could you switch my JFK flight on May 17 to a nonstop? Only if "
+     "the change costs under $100, mind, and I don't want to buy a new ticket, just change the one I've got.", "suspect"),
 ])
 def test_stating_only_what_one_wants_of_the_request_is_suspect(opening, verdict):
     tracker = RuleTracker(task_criteria(load_task("airline", "31", source="tau2")))  # the cat task: < $100, no new flight
@@ -3275,15 +3278,6 @@ def test_what_the_agent_just_named_beside_a_scripted_line_is_answered_not_recite
 ])
 def test_a_condition_opened_by_only_if_is_a_term(text, conditions):
     assert recital_cues(text, terms=False) == conditions
-
-
-def test_stating_what_one_wants_with_an_only_if_term_is_suspect():
-    tracker = RuleTracker(task_criteria(load_task("airline", "31", source="tau2")))  # the cat task: < $100, no new flight
-    _play(tracker, [("agent", GREETING),
-                    ("user", "Hi. My cat is poorly, so I need to get home sooner: could you switch my JFK flight on "
-                             "May 17 to a nonstop? Only if the change costs under $100, mind, and I don't want to buy "
-                             "a new ticket, just change the one I've got.")])
-    assert _verdicts(tracker, "dumps_blueprint") == ["suspect"]
 
 
 # -- round 38: a noun that can be a verb ("offers", "returns") is no action of the agent's in a condition -------------

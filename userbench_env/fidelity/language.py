@@ -23,6 +23,7 @@ lists of phrasings of any particular case.
 from __future__ import annotations
 
 import calendar
+from bisect import bisect_left
 import re
 from functools import lru_cache
 from itertools import islice
@@ -1162,32 +1163,49 @@ _DIFFERENCE_WORDS = re.compile(r"\b(?:under|over|short|shortfall|difference|left
 _SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)|\n")
 
 
+#: How many of the amounts a message writes before one it may be worked out from (the last
+#: ones): the work stays linear in the message's length.
+WORKED_WINDOW = 12
+
+
 @lru_cache(maxsize=_CACHE)
 def worked_amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` works out from amounts it writes before them, each in a
-    sentence that says which: the sum of a run of consecutive ones (:data:`_TOTAL_WORDS`: "$583,
-    $554, $1,050 and $112 ... that is $2,299 expected") or the difference of two
-    (:data:`_DIFFERENCE_WORDS`: "$1,786 on my Mastercard, under $2,000, $214 under"), to the
-    dollar (each amount's cents dropped). A user doing the arithmetic of what it heard states
-    nothing new."""
+    """The money amounts ``text`` works out from amounts it writes before them (the last
+    :data:`WORKED_WINDOW`), each in a sentence that says which: the sum of a run of
+    consecutive ones (:data:`_TOTAL_WORDS`: "$583, $554, $1,050 and $112 ... that is $2,299
+    expected") or the difference of two (:data:`_DIFFERENCE_WORDS`: "$1,786 on my Mastercard,
+    under $2,000, $214 under"), to the dollar (each amount's cents dropped). A user doing the
+    arithmetic of what it heard states nothing new."""
     found = _amounts_in_order(text)
     if len(found) < 3:
         return frozenset()
     low = text.lower()
+    ends = [m.start() for m in _SENTENCE_END.finditer(low)]
+    says: dict[int, tuple[bool, bool]] = {}  # per sentence: (it names a total, it names a difference)
     worked: set[str] = set()
     values: list[int] = []
     for start, value in found:
-        sentence_start = max((m.end() for m in _SENTENCE_END.finditer(low, 0, start)), default=0)
-        end = _SENTENCE_END.search(low, start)
-        sentence = low[sentence_start:end.start() if end else len(low)]
-        amount = int(value)
-        if ((_TOTAL_WORDS.search(sentence) is not None and any(
-                abs(sum(values[i:j]) - amount) < j - i for i in range(len(values)) for j in range(i + 2, len(values) + 1)))
-                or (_DIFFERENCE_WORDS.search(sentence) is not None and any(
-                    abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in values[n + 1:]))):
+        n = bisect_left(ends, start)  # the sentence the amount is in
+        if n not in says:
+            sentence = low[ends[n - 1] + 1 if n else 0:ends[n] if n < len(ends) else len(low)]
+            says[n] = (_TOTAL_WORDS.search(sentence) is not None, _DIFFERENCE_WORDS.search(sentence) is not None)
+        total, difference = says[n]
+        amount, recent = int(value), values[-WORKED_WINDOW:]
+        if (total and _is_total(amount, recent)) or (difference and _is_difference(amount, recent)):
             worked.add(value)
         values.append(amount)
     return frozenset(worked)
+
+
+def _is_total(amount: int, values: list[int]) -> bool:
+    """True when ``amount`` is the sum of a run of two or more consecutive ``values``, to the
+    dollar (each term's cents dropped: off by less than one dollar a term)."""
+    return any(abs(sum(values[i:j]) - amount) < j - i for i in range(len(values)) for j in range(i + 2, len(values) + 1))
+
+
+def _is_difference(amount: int, values: list[int]) -> bool:
+    """True when ``amount`` is the difference of two of ``values``, to the dollar."""
+    return any(abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in values[n + 1:])
 
 
 _THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")
