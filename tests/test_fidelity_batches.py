@@ -39,7 +39,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b92": {"gptstyle40": 1371, "santiago": 1372, "hamburg2": 1373, "lahore": 1374},
          "b93": {"gptstyle41": 1375, "bristol2": 1376, "halifax": 1377, "nairobi4": 1378},
          "b94": {"gptstyle42": 1379, "cusco": 1380, "porto2": 1381, "ottawa2": 1382},
-         "b95": {"gptstyle43": 1383, "seoul2": 1384, "belgrade": 1385, "darwin2": 1386}}
+         "b95": {"gptstyle43": 1383, "seoul2": 1384, "belgrade": 1385, "darwin2": 1386},
+         "b96": {"gptstyle44": 1387, "valparaiso": 1388, "tbilisi": 1389, "cebu2": 1390},
+         "b97": {"gptstyle45": 1391, "leipzig": 1392, "fiji": 1393, "hyderabad2": 1394}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
