@@ -724,7 +724,7 @@ def clause_start(text: str, start: int) -> int:
 #: a new ticket, just change the one I have").
 _CONDITION_CUES: Gated = _gated(
     (("if ",),
-     r"(?<!only )\bif\b[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
+     r"\bif\b(?<!\bonly if)[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
      r"fail(?:s|ing)?|not|no|comes? back|say(?:s|ing)?|insists?|tells? me|"
      # (a verb, not the noun: "if they offer it", not "if a few cards have offers like that")
      r"(?<!\bhave )(?<!\bhas )(?<!\bany )(?<!\bsome )(?<!\bthe )(?:fits?|works?|returns?|offers?))\b[^.!?]{0,80}?"
