@@ -726,8 +726,10 @@ _CONDITION_CUES: Gated = _gated(
     (("if ",),
      r"\bif\b(?<!\bonly if)[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
      r"fail(?:s|ing)?|not|no|comes? back|say(?:s|ing)?|insists?|tells? me|"
-     # (a verb, not the noun: "if they offer it", not "if a few cards have offers like that")
-     r"(?<!\bhave )(?<!\bhas )(?<!\bany )(?<!\bsome )(?<!\bthe )(?:fits?|works?|returns?|offers?))\b[^.!?]{0,80}?"
+     # (a verb, not the noun: "if they offer it", not "if a few cards have offers like that"; the
+     # lookahead spares the lookbehinds where no such word starts)
+     r"(?=[fwro])(?<!\bhave )(?<!\bhas )(?<!\bany )(?<!\bsome )(?<!\bthe )(?:fits?|works?|returns?|offers?))\b"
+     r"[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
      r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"
      # ("I'm fine with it if ...", "that's ok if ...": a term; "ok if that's the number, whatever": a shrug)
