@@ -475,11 +475,6 @@ def copied_sentences(blueprint: Blueprint) -> list[str]:
     return out
 
 
-#: A quotation in a scenario, quote to quote, however short: words it gives the user to say
-#: (a quote its scenario leaves unclosed runs to the end of its line).
-_QUOTATION = re.compile(_OPENS + r"(?:[^\"\u201d]*[\"\u201d]|[^\"\u201d\n]*$)", re.M)
-
-
 def paste_sources(blueprint: Blueprint) -> list[str]:
     """The scenario's own wording, :func:`normalize`d, passage by passage, without
     duplicates: its persona, reason for calling, known and unknown info and instructions,
@@ -490,7 +485,7 @@ def paste_sources(blueprint: Blueprint) -> list[str]:
     phrases = told_to_say(blueprint)
     for text in (blueprint.persona, blueprint.reason_for_call, blueprint.known_info_text, blueprint.unknown_info_text,
                  blueprint.instructions, blueprint.raw_instructions):
-        text = _QUOTATION.sub("\n", text or "")
+        text = _QUOTED.sub("\n", text or "")
         for phrase in phrases:
             text = text.replace(phrase, "\n")
         for passage in text.split("\n"):

@@ -123,16 +123,19 @@ class DumpsBlueprint(Rule):
             exempt = content_stems(str(c.params.get("exempt", ""))) | SCENARIO_WORDS
             fallback = set(c.params.get("fallback", ()))
             persona = set(c.params.get("persona", ()))
-            lines_of: dict[str, set[int]] = {}  # each sentence's quoted lines
-            for n, line in enumerate(c.params.get("quoted", ())):
-                for sentence in line:
-                    lines_of.setdefault(sentence, set()).add(n)
             texts = list(c.params["sentences"])
             read = [(content_stems(sentence) - exempt, normalize(sentence) if sentence in fallback else "") for sentence in texts]
             frequency = Counter(w for words, _ in read for w in words)
             topic = {w for w, n in frequency.items() if n >= TOPIC_SENTENCES and n >= len(read) * TOPIC_SHARE}
             sizes = [len(words) for words, _ in read]
             read = [(words - topic, reason) for words, reason in read]
+            # the quoted lines of what each sentence says (two lines may share a sentence: "Fine, whatever.")
+            words_of = {text: words for text, (words, _) in zip(texts, read)}
+            lines_of: dict[frozenset[str], set[int]] = {}
+            for n, line in enumerate(c.params.get("quoted", ())):
+                for sentence in line:
+                    if sentence in words_of:
+                        lines_of.setdefault(words_of[sentence], set()).add(n)
             sentences: list[Sentence] = []
             for i, (words, reason) in enumerate(read):
                 # a sentence whose words another one holds says nothing that one does not
@@ -140,9 +143,7 @@ class DumpsBlueprint(Rule):
                                                   for j, (other, _) in enumerate(read) if j != i):
                     need = len(words) if len(words) <= 2 else max(2, min(math.ceil(len(words) / 3), RECITE_CAP))
                     sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
-                                              # (the lines of each sentence saying the same: two lines may share one)
-                                              frozenset().union(*(lines_of.get(texts[j], ()) for j, (other, _) in
-                                                                  enumerate(read) if other == words)), sizes[i],
+                                              frozenset(lines_of.get(words, ())), sizes[i],
                                               texts[i] not in persona and WANTS.match(texts[i]) is not None
                                               and FALLBACK_CLAUSE.search(texts[i]) is None))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
