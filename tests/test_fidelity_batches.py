@@ -41,7 +41,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b94": {"gptstyle42": 1379, "cusco": 1380, "porto2": 1381, "ottawa2": 1382},
          "b95": {"gptstyle43": 1383, "seoul2": 1384, "belgrade": 1385, "darwin2": 1386},
          "b96": {"gptstyle44": 1387, "valparaiso": 1388, "tbilisi": 1389, "cebu2": 1390},
-         "b97": {"gptstyle45": 1391, "leipzig": 1392, "fiji": 1393, "hyderabad2": 1394}}
+         "b97": {"gptstyle45": 1391, "leipzig": 1392, "fiji": 1393, "hyderabad2": 1394},
+         "b98": {"gptstyle46": 1395, "lisbon3": 1396, "winnipeg": 1397, "kampala2": 1398},
+         "b99": {"gptstyle47": 1399, "tromso": 1400, "bilbao": 1401, "perth3": 1402},
+         "b100": {"gptstyle48": 1403, "medellin": 1404, "glasgow2": 1405, "mumbai3": 1406},
+         "b101": {"gptstyle49": 1407, "oslo2": 1408, "havana": 1409, "krakow2": 1410},
+         "b102": {"gptstyle50": 1411, "durban3": 1412, "reykjavik": 1413, "hanoi2": 1414},
+         "b103": {"gptstyle51": 1415, "calgary": 1416, "tunis": 1417, "davao": 1418}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3360,3 +3360,88 @@ def test_the_difference_of_amounts_heard_is_no_invented_amount(reply, verdict):
     _play(tracker, [("agent", GREETING), ("user", "Hi, what do I have on my gift cards and certificates?"),
                     ("agent", "Here is the information you asked for: 327; 1000; 1786."), ("user", reply)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 41: a word of address after a labelled value is talk; a goal named as what one is after is no report -----
+@pytest.mark.parametrize("text, values", [
+    ("My user id is noah_muller_9847 po.", (("user_id", "noah_muller_9847"),)),
+    ("user id is noah_muller_9847 lah, and I'm in a hurry", (("user_id", "noah_muller_9847"),)),
+    ("my user id is noah_muller 9847", (("user_id", "noah_muller 9847"),)),  # the id in two words keeps its digits
+    ("My name is Noah Muller ji, and I fly a lot.", (("name", "Noah Muller"),)),
+    ("my name is noah muller", (("name", "noah muller"),)),  # all in small letters: no end to read
+])
+def test_a_word_of_address_after_a_labelled_value_is_not_part_of_it(text, values):
+    assert labelled_values(text) == values
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("My user id is noah_muller_9847 po. And I'd also like to ask for compensation for the delay, please.", "pass"),
+    ("My name is Noah Muller sir, user id noah_muller_9847.", "pass"),
+    ("My user id is noah_muller_9848 po.", "fail"),  # another id: invented, whatever follows it
+])
+def test_an_id_said_with_a_word_of_address_is_the_scenarios(reply, verdict):
+    _, _, tracker = _setup("airline", "2")  # Noah Muller, user id noah_muller_9847
+    _play(tracker, [("agent", GREETING), ("user", "Hello po, my last flight was delayed and I'm really frustrated."),
+                    ("agent", "I'm sorry to hear that. Could you give me your user id?"), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("Just so we're on the same page: excellent speed is what I'm after.", set()),
+    ("Internet that is really fast again is what we are looking for, nothing less.", set()),
+    ("The speed test says excellent now. That's what I'm after.", {"run_speed_test"}),  # a report, then the goal
+])
+def test_a_goal_named_as_what_one_is_after_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+# -- round 42: "on" before a device is where a feature is; a check put ahead reports none; a difference's later term ---
+@pytest.mark.parametrize("text, states", [
+    ("Mobile data on phone is bad. Stops working, or very slow.", ()),
+    ("wifi on laptop works, phone is the problem", ()),
+    ("Roaming on device is off, I checked.", (("roaming", "off"),)),  # where it is, then its state
+    ("Mobile data on, phone still slow.", (("mobile data", "on"),)),  # a state, then the phone
+])
+def test_on_before_a_device_is_where_a_feature_is(text, states):
+    assert device_states(text) == states
+
+
+def test_naming_where_mobile_data_is_in_the_opening_states_nothing():
+    _, _, tracker = _setup("telecom", "[mobile_data_issue]airplane_mode_on|bad_network_preference|data_mode_off|"
+                                      "data_saver_mode_on|data_usage_exceeded|user_abroad_roaming_disabled_on[PERSONA:None]")
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello. Mobile data on phone is bad. Stops working, or very slow. No wifi here.")])
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("Thanks. I'll check the speed myself afterwards and hold you to 'excellent'.", set()),
+    ("Speed should be excellent now, you'll see.", set()),
+    ("We will hold you to an excellent speed test.", set()),
+    ("Ran the speed test: excellent. Thanks for the help.", {"run_speed_test"}),  # a report
+])
+def test_a_check_put_ahead_or_held_to_reports_none(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("text, worked", [
+    ("Well, $302.67 is $2.67 over $300, so please cancel it.", {"2", "300"}),  # (and $300 is $302.67 less $2.67)
+    ("It came to $1,786, and $214 under $2,000 is fine by me.", {"214"}),
+    ("The fare was $300, the bag $40, and $260 for the seats.", set()),  # no word of differences between
+])
+def test_the_second_term_of_a_difference_may_follow_it(text, worked):
+    from userbench_env.fidelity.language import worked_amounts
+
+    assert worked_amounts(text) == worked
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("So $302.67 for the speaker. Well, $302.67 is $2.67 over $300, so please cancel the speaker, not the order.",
+     "pass"),
+    ("So $302.67 for the speaker, plus a $2.67 fee, and I want it cancelled.", "fail"),  # a fee nobody named
+])
+def test_how_far_a_price_is_over_a_limit_is_no_invented_amount(reply, verdict):
+    _, _, tracker = _setup("retail", "63")  # cancel the speaker if it costs more than $300
+    _play(tracker, [("agent", GREETING), ("user", "Hi, what did I pay for the bluetooth speaker I bought?"),
+                    ("agent", "Here is the information you asked for: 302.67; 20 hours; 1288.65."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

@@ -104,12 +104,20 @@ _DIGIT_WORD = re.compile(rf"\b(?:{'|'.join(_DIGITS)})\b", re.I)
 _ADDRESS_WORDS = {"apartment": "apt", "suite": "ste", "street": "st", "avenue": "ave", "road": "rd", "drive": "dr",
                   "boulevard": "blvd", "lane": "ln", "court": "ct", "place": "pl", "parkway": "pkwy", "highway": "hwy",
                   "terrace": "ter", "circle": "cir"}
-_ADDRESS_WORD = re.compile(rf"\b(?:{'|'.join(_ADDRESS_WORDS)})\b", re.I)
+_ADDRESS_WORD = re.compile(rf"\b(?:{'|'.join(_ADDRESS_WORDS)})\b")  # (lower case: searched without re.I, much slower)
 
 
 def address_form(text: str) -> str:
-    """``text`` with the words of an address in their short forms (:data:`_ADDRESS_WORDS`)."""
-    return _ADDRESS_WORD.sub(lambda m: _ADDRESS_WORDS[m.group(0).lower()], text)
+    """``text`` with the words of an address in their short forms (:data:`_ADDRESS_WORDS`), in
+    any case ("Main STREET" is "Main st"); the rest of ``text`` as it is."""
+    low = text.lower()
+    if len(low) != len(text):  # a letter whose lower case is longer: the positions differ, write the lower-cased text
+        text = low
+    parts, end = [], 0
+    for match in _ADDRESS_WORD.finditer(low):
+        parts += (text[end:match.start()], _ADDRESS_WORDS[match.group(0)])
+        end = match.end()
+    return "".join(parts) + text[end:] if parts else text
 
 
 @lru_cache(maxsize=_CACHE)
@@ -808,6 +816,8 @@ _LABEL = re.compile(
 #: joining word, or an adverb of time or addition ("my name is Mei Garcia now", "order #W123 too").
 _VALUE_END = re.compile(r"[\"',;!?\n\u2014\u2013]|\s-+\s|[.:](?:\s|$)|\s(?:and|but|if|so|or|because|though|for|in case|that|which|since|as|to|"
                         r"from|with|please|thanks|i think|i believe|now|already|again|too|also|instead|then)\b|$")
+#: Where a name written with capitals ends: a later word in small letters ("Noah Muller po", "Ana Lima sir").
+_AFTER_NAME = re.compile(r"\s+(?=[a-z][a-z']*\b)")
 #: Marks that, right after an item's name and its linking word, end the clause before any value.
 _NO_VALUE_AFTER = frozenset(",;!?")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
@@ -882,6 +892,12 @@ def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
             kind = "email"
         if kind == "email":
             value = value.split(" ", 1)[0]
+        elif kind == "user_id" and "_" in (first := value.split(" ", 1)[0]) and not any(c.isdigit() for c in value[len(first):]):
+            # a snake-case user id is one word: the words after it are talk ("noah_muller_9847 po"), unless they
+            # carry its digits ("noah_muller 9847" is the id given in two words)
+            value = first
+        elif kind == "name" and value[:1].isupper() and (cut := _AFTER_NAME.search(value)) is not None:
+            value = value[:cut.start()]  # a name written in capitals ends at a word in small letters ("Noah Muller po")
         elif kind not in ("name", "user_id", "address", "date") and (run := _ID_RUN.search(value)) is not None:
             # an identifier is its run, whatever words come around it ("order #W4400 should go" gives
             # "#W4400", "phone number's the 485-555-5496 I gave you" gives "485-555-5496")
@@ -979,22 +995,26 @@ _RANGE_JOIN = re.compile(r"\s?(?:(?<=\d)-(?=\d)|\bto\b|\bor\b)\s?")
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: What every month's name and short form starts with: a text without any names no month.
+_MONTH_GATE = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec")
+#: Dates in digits, each with what any match of it holds ("-", "/", or a month: :data:`_MONTH_GATE`),
+#: a cheap test that spares the pattern's search.
 _DATES = (
-    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd"),
-    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b"), "mdy"),
-    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md"),
-    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm"),
+    (re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"), "ymd", "-"),
+    (re.compile(r"\b(\d{1,2})/(\d{1,2})/(\d{2,4})\b"), "mdy", "/"),
+    (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md", "month"),
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm", "month"),
     # a month and day in two digits each ("05-21", "12/03"; read both ways), not a range of a measure
     # ("10-15 minutes", "$10-15"), nor a score out of ten at or past full marks ("10/10 no notes", "11/10")
     (re.compile(r"(?<![\d/$.,-])(?!1[0-2]/10(?!\d))((?:0[1-9]|1[0-2])[-/]\d\d)"
                 r"(?![\d/-]|[.,]\d|\s*(?:%|percent|min|mins|minutes?|hours?|hrs?|"
-                r"days?|weeks?|months?|years?|gb|mb|dollars|bucks|usd|items?|bags?|pieces?|people|times)\b)"), "m/d"),
+                r"days?|weeks?|months?|years?|gb|mb|dollars|bucks|usd|items?|bags?|pieces?|people|times)\b)"), "m/d", "-/"),
 )
 #: Dates with the day written in words ("the twenty-second of May", "June third"); "may"
 #: before a day word is the verb ("if I may first ask").
 _WORD_DATES = (
-    (re.compile(rf"\b(?!may\b)({_MONTH})\s+(?:the\s+)?({_DAY_WORDS})\b"), "md"),
-    (re.compile(rf"\b({_DAY_WORDS})\s+(?:of\s+)?({_MONTH})\b"), "dm"),
+    (re.compile(rf"\b(?!may\b)({_MONTH})\s+(?:the\s+)?({_DAY_WORDS})\b"), "md", "month"),
+    (re.compile(rf"\b({_DAY_WORDS})\s+(?:of\s+)?({_MONTH})\b"), "dm", "month"),
 )
 
 
@@ -1010,7 +1030,10 @@ def dates(text: str) -> frozenset[tuple[int, int]]:
     if not digits and _ORDINAL_GATE.search(text) is None:
         return frozenset()
     text = _ISO_TIME.sub(r"\1 \2", text).lower()  # the patterns are lower case (re.I is much slower)
-    for pattern, order in (*_DATES, *_WORD_DATES) if digits else _WORD_DATES:
+    month = _MONTH_GATE.search(text) is not None
+    for pattern, order, holds in (*_DATES, *_WORD_DATES) if digits else _WORD_DATES:
+        if not (month if holds == "month" else any(mark in text for mark in holds)):
+            continue
         for m in pattern.finditer(text):
             a, b = m.group(1), m.group(2) if (m.lastindex or 1) >= 2 else ""
             if order == "ymd":
@@ -1172,30 +1195,42 @@ WORKED_WINDOW = 12
 
 @lru_cache(maxsize=_CACHE)
 def worked_amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` works out from amounts it writes before them (the last
-    :data:`WORKED_WINDOW`), each in a sentence that says which: the sum of a run of
+    """The money amounts ``text`` works out from amounts it writes (the last
+    :data:`WORKED_WINDOW` before them), each in a sentence that says which: the sum of a run of
     consecutive ones (:data:`_TOTAL_WORDS`: "$583, $554, $1,050 and $112 ... that is $2,299
     expected") or the difference of two (:data:`_DIFFERENCE_WORDS`: "$1,786 on my Mastercard,
-    under $2,000, $214 under"), to the dollar (each amount's cents dropped). A user doing the
-    arithmetic of what it heard states nothing new."""
+    under $2,000, $214 under"; the second of the two may follow it in its sentence, among the
+    next :data:`WORKED_WINDOW`, after such a word: "$302.67 is $2.67 over $300"), to the
+    dollar (each amount's cents dropped). A user doing the arithmetic of what it heard states
+    nothing new."""
     found = _amounts_in_order(text)
     if len(found) < 3:
         return frozenset()
     low = text.lower()
     ends = [m.start() for m in _SENTENCE_END.finditer(low)]
+    sentences = [bisect_left(ends, start) for start, _ in found]  # the sentence each amount is in
+    values = [int(value) for _, value in found]
     says: dict[int, tuple[bool, bool]] = {}  # per sentence: (it names a total, it names a difference)
     worked: set[str] = set()
-    values: list[int] = []
-    for start, value in found:
-        n = bisect_left(ends, start)  # the sentence the amount is in
+    differences: list[int] | None = None  # where the words of differences are, found when first needed
+    for i, ((_, value), n) in enumerate(zip(found, sentences)):
         if n not in says:
             sentence = low[ends[n - 1] + 1 if n else 0:ends[n] if n < len(ends) else len(low)]
             says[n] = (_TOTAL_WORDS.search(sentence) is not None, _DIFFERENCE_WORDS.search(sentence) is not None)
         total, difference = says[n]
-        amount, recent = int(value), values[-WORKED_WINDOW:]
-        if (total and _is_total(amount, recent)) or (difference and _is_difference(amount, recent)):
+        recent = values[max(0, i - WORKED_WINDOW):i]
+        if total and _is_total(values[i], recent):
             worked.add(value)
-        values.append(amount)
+        elif difference:
+            # a later term counts when a word of differences comes between ("$2.67 over $300")
+            if differences is None:
+                differences = [m.start() for m in _DIFFERENCE_WORDS.finditer(low)]
+            k = bisect_left(differences, found[i][0])
+            word = differences[k] if k < len(differences) else len(low)
+            later = [values[j] for j in range(i + 1, min(i + 1 + WORKED_WINDOW, len(found)))
+                     if sentences[j] == n and found[j][0] > word]
+            if _is_difference(values[i], recent, later):
+                worked.add(value)
     return frozenset(worked)
 
 
@@ -1205,9 +1240,10 @@ def _is_total(amount: int, values: list[int]) -> bool:
     return any(abs(sum(values[i:j]) - amount) < j - i for i in range(len(values)) for j in range(i + 2, len(values) + 1))
 
 
-def _is_difference(amount: int, values: list[int]) -> bool:
-    """True when ``amount`` is the difference of two of ``values``, to the dollar."""
-    return any(abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in values[n + 1:])
+def _is_difference(amount: int, values: list[int], later: list[int] = ()) -> bool:
+    """True when ``amount`` is the difference of two of ``values``, or of one of them and one
+    of ``later`` (written after it), to the dollar."""
+    return any(abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in (*values[n + 1:], *later))
 
 
 _THOUSANDS = re.compile(r"\b(\d{1,3})\s?(?:k|grand|thousand)\b|\b(\d{1,3}(?:,\d{3})+)\b")

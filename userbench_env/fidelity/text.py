@@ -604,13 +604,13 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
 #: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
 #: dialect's "is" ("roaming stay on"); the one who set it may follow the feature ("wifi I turned off").
-#: "On" before a determiner starts a phrase, not a state ("data's on the fritz", "wifi's on my
-#: laptop"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
+#: "On" before a determiner or a device starts a phrase, not a state ("data's on the fritz", "wifi's on my
+#: laptop", "mobile data on phone is bad"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
 #: told by how the feature looks or by its coming back ("looks like it's on", "has come back on"), and an
 #: icon's state by its showing ("the little plane lit up", "has appeared").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
-    r"(?:\s+on (?:my|the) (?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
+    r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay"
     # how it looks on the screen, and coming back ("roaming looks like it's on", "the wifi has come back on")
@@ -621,7 +621,8 @@ _STATE_AFTER = re.compile(
     rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|"
     r"set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this(?!\s+(?:whole|entire)\b)|that|his|her|our|it|its)\b"
+    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this(?!\s+(?:whole|entire)\b)|that|his|her|our|it|its|"
+    r"phone|device|handset|laptop|tablet|computer)\b"
     r"|\s+the\s+(?!whole|entire)\b)|off|(?:yes|no)(?![ \t]+[a-z])|"
     r"enabled|disabled|connected|disconnected|hooked up|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive|"
     # an icon seen on the screen ("the little aeroplane lit up at the top", "the plane picture has appeared")
@@ -1014,7 +1015,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
 #: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), demanding
 #: it ("it had better be faster"), assuming it or taking the agent's word for it ("I'll take
-#: it MMS goes through now", "my criterion is a speed test that says excellent"), or naming it
+#: it MMS goes through now", "my criterion is a speed test that says excellent", "excellent speed is
+#: what I'm after", "I'll hold you to excellent"), putting it ahead ("I'll check the speed later"), or naming it
 #: as what a check to come is for ("I'll run a speed test to make sure it's excellent", "to
 #: confirm I'm getting excellent speed").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
@@ -1022,8 +1024,9 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)|better be|so (?:that )?(?:i|we) can)\b"
-                       r"|n't\b")
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)|better be|so (?:that )?(?:i|we) can|"
+                       r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to)\b"
+                       r"|n't\b|'ll\b")
 
 
 @lru_cache(maxsize=_CACHE)

@@ -71,6 +71,8 @@ def answer_codes(text: str) -> tuple[str, ...]:
     sentence of four words at most ("It's WOBBKF.") or one naming an item a code can be
     ("the booking is WOBBKF"); a capitalized word in longer prose is emphasis ("give me the
     total cost FIRST, before you touch anything")."""
+    if _CODE.search(text) is None:
+        return ()
     return tuple(code.lower() for sentence in SENTENCE_PART.findall(text) if (codes := _CODE.findall(sentence))
                  and (len(sentence.split()) <= 4 or _CODE_ITEM.search(sentence)) for code in codes)
 
@@ -209,10 +211,13 @@ def written_out(text: str) -> str:
     if _in_capitals(text):
         text = _LETTER_WORD.sub(lambda m: m.group(0).lower(), text)
     text = _text_speak(text)
-    text = _SPELLED.sub(lambda m: re.sub(r"[- ]", "", m.group(0)), text)
+    if "-" in text:  # (cheap gates: a spelled value has dashes, spaced thousands have digits)
+        text = _SPELLED.sub(lambda m: re.sub(r"[- ]", "", m.group(0)), text)
     if " at " in text:
         text = _SPOKEN_EMAIL.sub(write, text)
-    return spoken_sums(_SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text))
+    if _DIGIT.search(text) is not None:
+        text = _SPACED_THOUSANDS.sub(lambda m: re.sub(r"\D", "", m.group(0)), text)
+    return spoken_sums(text)
 
 
 #: A clock time the user rules out ("I'm not doing a 6am", "no 5am flights"): a limit of its
@@ -227,6 +232,15 @@ _TIME_NOW = re.compile(r"\b(?:it'?s|its|it is)\s+(?:(?:like|about|around|roughly
                        r"arrivals?|connections?|options?|bookings?|reservations?)\b)", re.I)
 
 
+def _claimed_times(text: str) -> frozenset[int]:
+    """The clock times ``text`` states (:func:`~userbench_env.fidelity.language.clock_times`),
+    but those it rules out (:data:`_REFUSED_TIME`) and the time it is where the user writes
+    (:data:`_TIME_NOW`); both only remove times, so a text with none is not searched for them."""
+    if not clock_times(text):
+        return frozenset()
+    return clock_times(_TIME_NOW.sub(" ", _REFUSED_TIME.sub(" ", text)))
+
+
 def statement(text: str) -> Statement:
     """Every reading :class:`InventedInformation` takes of ``text``, as one (its
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
@@ -239,7 +253,7 @@ def statement(text: str) -> Statement:
     (:func:`written_out`)."""
     text = written_out(text)
     numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
-               amounts(text) | years(text), clock_times(_TIME_NOW.sub(" ", _REFUSED_TIME.sub(" ", text))), street_addresses(text)) \
+               amounts(text) | years(text), _claimed_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),
