@@ -3445,3 +3445,43 @@ def test_how_far_a_price_is_over_a_limit_is_no_invented_amount(reply, verdict):
     _play(tracker, [("agent", GREETING), ("user", "Hi, what did I pay for the bluetooth speaker I bought?"),
                     ("agent", "Here is the information you asked for: 302.67; 20 hours; 1288.65."), ("user", reply)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 42: a value an agent text states is no disclosure; a length a thing takes in general is no claim --------
+@pytest.mark.parametrize("agent, verdict", [
+    ('Could you please run apply_for_credit_card on your side with these arguments: {"card_type": "Silver Rewards '
+     'Card", "customer_name": "Riley Parker", "annual_income": 75000, "rho_bank_subscription": false}?', "pass"),
+    ("Could you please run apply_for_credit_card on your side for the Silver Rewards Card?", "fail"),  # nobody named it
+])
+def test_an_income_the_agent_wrote_is_not_volunteered(agent, verdict):
+    _, _, tracker = _setup("banking", "task_066")  # income $75,000, name Riley Parker
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like a better checking account and a savings account."),
+                    ("agent", agent),
+                    ("user", "Done: name Riley Parker, annual income $75,000, no Rho-Bank+ subscription. It says the "
+                             "application was submitted.")])
+    income = next(v for v in tracker.verdicts() if v["id"] == "premature_disclosure/income")
+    assert income["verdict"] == verdict
+
+
+@pytest.mark.parametrize("text, lengths", [
+    ("A Bitcoin block takes about ten minutes, just noting that.", set()),
+    ("On the blockchain it takes ten minutes, here it takes days.", set()),
+    ("It took 5 hours to hear back.", {"5"}),  # a length gone: the user's own case
+    ("The flight was delayed by three hours.", {"3"}),
+])
+def test_a_length_a_thing_takes_in_general_is_no_length_gone(text, lengths):
+    from userbench_env.fidelity.language import durations
+
+    assert durations(text, False) == lengths
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Submitted, 5-7 business days it says. A Bitcoin block takes about ten minutes, just noting that.", "pass"),
+    ("Submitted, 5-7 business days it says. Last time my application took ten days.", "fail"),  # a length gone, unheard
+])
+def test_world_knowledge_of_how_long_a_thing_takes_is_no_invented_length(reply, verdict):
+    _, _, tracker = _setup("banking", "task_006")  # a crypto trader applying for a card
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'm looking for a credit card for everyday purchases."),
+                    ("agent", "Your application has been submitted. You will receive a decision within 5-7 business "
+                              "days via email."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

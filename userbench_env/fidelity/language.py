@@ -960,10 +960,11 @@ _COUNT = rf"(?:\d+|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)"
 #: A length of time as a count of its units, or a range of counts ("delayed by 5 hours", "for
 #: two weeks", "a 20-hour layover", "5-7 business days", "two or three days"); with what makes
 #: it a time ahead ("in two days", "give me 5 minutes", "another 10 minutes", "every 3 months",
-#: the time one has: "I've got maybe ten minutes") or one denied ("within 3 days, not two
-#: weeks"). A measure of something ("forty years of teaching", "twenty minutes of hold music")
+#: the time one has: "I've got maybe ten minutes"), one denied ("within 3 days, not two
+#: weeks") or what a thing takes in general ("a block takes about ten minutes", "a charge lasts
+#: two days"; what it took is a length gone). A measure of something ("forty years of teaching", "twenty minutes of hold music")
 #: is none.
-_DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|every|per|each|next|got|have|not)\s+"
+_DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|every|per|each|next|got|have|not|takes|lasts)\s+"
                        rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
                        rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
                        r"(?:(?:more|extra|whole|full|long|straight|business|working|calendar)\s)?"
@@ -976,9 +977,10 @@ _TIME_UNIT = re.compile(r"min|hour|hr|day|week|month|year")
 def durations(text: str, ahead: bool = True) -> frozenset[str]:
     """The counts of the lengths of time ``text`` writes (:data:`_DURATION`; both ends of a
     range), two or more (one is as often an idiom: "one day I'll ..."), as digits ("four
-    hours" gives "4"); without ``ahead``, those of a time ahead left out ("give me 5
-    minutes", "in two days", "not two weeks"): what the text states of a time gone or taken
-    ("delayed 5 hours", "waited two weeks")."""
+    hours" gives "4"); without ``ahead``, those of a time ahead, denied or taken in general
+    left out ("give me 5 minutes", "in two days", "not two weeks", "a block takes ten
+    minutes"): what the text states of a time gone or taken ("delayed 5 hours", "waited two
+    weeks")."""
     low = _plain(text)
     if _TIME_UNIT.search(low) is None:
         return frozenset()

@@ -11,7 +11,7 @@ from typing import Any
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.conditions import stated
 from userbench_env.fidelity.criteria import IDENTITY_KINDS, NAME_KINDS
-from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, years
+from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, numbers, years
 from userbench_env.fidelity.text import asks, lowered as lower, whole_token
 from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
@@ -47,7 +47,9 @@ class PrematureDisclosure(_Watches):
     is one stated when the agent asked for an item by a word that does not say which ("your
     other?", "your details": :data:`_VAGUE_ITEM`; the user offers what it may be), and
     so is a payment method stated to pay an amount the agent's latest text named ("$50 is
-    fine, I'll pay with my Visa ending in 2915": what the agent needs next).
+    fine, I'll pay with my Visa ending in 2915": what the agent needs next). A value an agent
+    text has stated is no disclosure (the income in the arguments of a tool call the agent
+    asks the user to run).
     """
 
     name = "premature_disclosure"
@@ -97,6 +99,7 @@ class PrematureDisclosure(_Watches):
 
     def start(self) -> None:
         self._by_kind = self.compiled[3]
+        self._values = {cid: value for cid, _, value in self.compiled[0]}
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
 
@@ -114,10 +117,16 @@ class PrematureDisclosure(_Watches):
         lowered = lower(text)
         if any_value is not None and any_value.search(lowered) is None:
             return None  # states no watched value
-        # (a value read in any format: gated by a part it is always written with, then read)
-        return tuple((cid, kind) for cid, kind, value in watch
-                     if (whole_token(value).search(lowered) is not None if isinstance(value, str)
-                         else value[0] in lowered and value[1] & value[2](text))) or None
+        return tuple((cid, kind) for cid, kind, value in watch if cls._states(value, text, lowered)) or None
+
+    @staticmethod
+    def _states(value: Any, text: str, lowered: str) -> bool:
+        """True when ``text`` (``lowered``: its lower-cased form) states the watched ``value``:
+        as a whole token, or (a value read in any format) holding a part it is always written
+        with and then read as it."""
+        if isinstance(value, str):
+            return whole_token(value).search(lowered) is not None
+        return value[0] in lowered and bool(value[1] & value[2](text))
 
     def user_text(self, turn: int, text: str, reading: tuple[tuple[str, str], ...]) -> None:
         agent = self.feed.agent
@@ -125,7 +134,7 @@ class PrematureDisclosure(_Watches):
             if cid in self._decided and (kind in self._asked or self.verdict(cid) != "pass"):
                 continue  # (a value disclosed already is disclosed once: saying it again tells nothing new)
             self._decided.add(cid)
-            if kind in self._asked:
+            if kind in self._asked or self._agent_named(cid):
                 self.repass(cid, turn)
             elif agent and agent[-1][3] and denial_clauses(text):
                 # the agent just asked for another item, which the user denies: this one is
@@ -145,6 +154,16 @@ class PrematureDisclosure(_Watches):
                 self.suspect(cid, turn, "offered to pay an amount the agent just named")
             else:
                 self.fail(cid, turn)
+
+
+    def _agent_named(self, cid: str) -> bool:
+        """True when an agent text so far states the criterion's value (the agent wrote the
+        income in the tool call it asked the user to run): what the agent has written, the
+        user repeating it discloses nothing."""
+        value = self._values[cid]
+        # (an agent writes an amount as a bare number in a tool call's arguments: "annual_income": 75000)
+        return any(self._states(value, text, lower(text)) or (not isinstance(value, str) and bool(value[1] & numbers(text)))
+                   for _, _, text, _ in self.feed.agent)
 
 
 @register_rule
