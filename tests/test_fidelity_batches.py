@@ -47,7 +47,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b100": {"gptstyle48": 1403, "medellin": 1404, "glasgow2": 1405, "mumbai3": 1406},
          "b101": {"gptstyle49": 1407, "oslo2": 1408, "havana": 1409, "krakow2": 1410},
          "b102": {"gptstyle50": 1411, "durban3": 1412, "reykjavik": 1413, "hanoi2": 1414},
-         "b103": {"gptstyle51": 1415, "calgary": 1416, "tunis": 1417, "davao": 1418}}
+         "b103": {"gptstyle51": 1415, "calgary": 1416, "tunis": 1417, "davao": 1418},
+         "b104": {"gptstyle52": 1419, "montevideo": 1420, "accra2": 1421, "bergen2": 1422},
+         "b105": {"gptstyle53": 1423, "cairo3": 1424, "nagoya": 1425, "quebec": 1426}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
