@@ -3485,3 +3485,33 @@ def test_world_knowledge_of_how_long_a_thing_takes_is_no_invented_length(reply, 
                     ("agent", "Your application has been submitted. You will receive a decision within 5-7 business "
                               "days via email."), ("user", reply)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 43: a sentence saying how the user is or talks is a persona note; voicing it is in character -----------
+@pytest.mark.parametrize("sentence, note", [
+    ("You are sad and cautious.", True),
+    ("You are polite but brief and firm.", True),
+    ("You are a terse person.", True),
+    ("You like to say things together.", True),
+    ("You are reactive to the agent and will not say anything that is not asked.", False),  # an instruction
+    ("You are not willing to pay more than $100.", False),
+    ("You are looking for a new card.", False),
+])
+def test_a_sentence_saying_how_the_user_is_or_talks_is_a_persona_note(sentence, note):
+    from userbench_env.fidelity.text import manner_note
+
+    assert manner_note(sentence) is note
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hello. It's been a sad sort of week, so let me tell you everything together so I don't forget. My laptop order "
+     "should go to my New York address, it's in my orders. And I'd like the laptop changed to an i5, 256GB SSD, space "
+     "grey, and my watch exchanged for a black dial, keeping the leather strap.", "pass"),
+    # the brief itself, read out: what it does not remember and what it will not reveal
+    ("Hello. Before you ask: I do not remember my email address, and I don't want to reveal my NYC address, it should "
+     "be in my orders profile. I'm sad and cautious today.", "fail"),
+])
+def test_voicing_a_persona_set_among_the_instructions_is_no_recital(opening, verdict):
+    _, _, tracker = _setup("retail", "111")  # "You are sad and cautious. You like to say things together."
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]

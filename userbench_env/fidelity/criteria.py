@@ -39,6 +39,7 @@ from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
     copied_sentences,
     gives_details_up_front,
+    manner_note,
     normalize,
     request_sentences,
     paste_sources,
@@ -331,7 +332,8 @@ def from_blueprint(
                                    # the scenario's wording a pasting message repeats, and the request a user opens with
                                    pasted=[] if up_front else paste_sources(blueprint),
                                    opening=[normalize(s).strip() for said in request_sentences(blueprint) for s in said],
-                                   persona=[s for s in sentences if blueprint.persona and s in blueprint.persona],
+                                   persona=[s for s in sentences
+                                            if (blueprint.persona and s in blueprint.persona) or manner_note(s)],
                                    quoted=quoted_lines(blueprint),
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    identity=[] if up_front else [i.value for i in blueprint.known_info if i.kind in ACCOUNT_KINDS],

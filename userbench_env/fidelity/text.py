@@ -539,6 +539,24 @@ def withdrawal_conditions(blueprint: Blueprint) -> list[str]:
     return [s for s in conditional_sentences(blueprint) if _HOLD_OFF.search(s)]
 
 
+#: A scenario sentence saying how the user is or talks ("You are sad and cautious.", "You are a
+#: terse person.", "You like to say things together."): a persona note wherever the scenario
+#: puts it (tau2's retail tasks put them among the task instructions). Not a state or a wish
+#: ("You are not willing to ...", "You are reactive to the agent and ...": instructions).
+_MANNER_NOTE = re.compile(
+    r"^\s*You(?:'re| are) (?:(?:a|an|very|quite|really|rather|a bit|a little|somewhat|generally|usually) )*"
+    r"(?!(?:looking|trying|calling|contacting|going|not|willing|only|ok|okay|fine|happy|able|allowed|currently|in|at|on|"
+    r"from|the|reactive|interested|aware|sure|unsure|told|supposed|also|now)\b)[a-z-]+"
+    r"(?:(?:,| and| but| yet)(?: (?:very|quite|a bit|a little|also|rather))? [a-z-]+)*"
+    r"(?: (?:person|customer|individual|type))?\s*\.?\s*$"
+    r"|^\s*You (?:like|love|tend|prefer) to (?:say|talk|speak|tell|mention|give|share|write|chat)\b")
+
+
+def manner_note(sentence: str) -> bool:
+    """True when ``sentence`` says how the user is or talks (:data:`_MANNER_NOTE`)."""
+    return _MANNER_NOTE.search(sentence) is not None
+
+
 def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback

@@ -65,7 +65,9 @@ class DumpsBlueprint(Rule):
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
     refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
     with, counts unless the one sentence nearly recited is a persona note, ``params["persona"]``,
-    and nothing else talks about the brief: voicing one's own persona is in character; a long
+    and nothing else talks about the brief: voicing one's own persona is in character, and
+    with nothing nearly recited, persona notes touched by a word each ("a sad sort of week")
+    do not count among the sentences touched; a long
     sentence touched by one everyday word, "able to send" in a long instruction on what to do
     if asked whether one can send, does not count as nearly recited there)
     recites every sentence it brings a new word
@@ -382,7 +384,8 @@ class RecitalReader:
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
-            touched, firmly = _touched(unasked, said, set(), text, normalized)
+            # (persona notes aside: touching them by a word each voices the persona, "a sad sort of week")
+            touched, firmly = _touched([s for s in unasked if not s.persona], said, set(), text, normalized)
             if touched >= enough and recital_cues(text, conditions):
                 if firmly < enough:
                     return _LIGHT
