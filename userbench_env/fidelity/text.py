@@ -545,8 +545,8 @@ def withdrawal_conditions(blueprint: Blueprint) -> list[str]:
 #: ("You are not willing to ...", "You are reactive to the agent and ...": instructions).
 _MANNER_NOTE = re.compile(
     r"^\s*You(?:'re| are) (?:(?:a|an|very|quite|really|rather|a bit|a little|somewhat|generally|usually) )*"
-    r"(?!(?:looking|trying|calling|contacting|going|not|willing|only|ok|okay|fine|happy|able|allowed|currently|in|at|on|"
-    r"from|the|reactive|interested|aware|sure|unsure|told|supposed|also|now)\b)[a-z-]+"
+    r"(?!(?:looking|trying|calling|contacting|going|not|willing|only|ok|okay|fine|happy|able|allowed|currently|now|"
+    r"in|at|on|from|the|abroad|home|away|travell?ing)\b)[a-z-]+"
     r"(?:(?:,| and| but| yet)(?: (?:very|quite|a bit|a little|also|rather))? [a-z-]+)*"
     r"(?: (?:person|customer|individual|type))?\s*\.?\s*$"
     r"|^\s*You (?:like|love|tend|prefer) to (?:say|talk|speak|tell|mention|give|share|write|chat)\b")

@@ -155,7 +155,6 @@ class PrematureDisclosure(_Watches):
             else:
                 self.fail(cid, turn)
 
-
     def _agent_named(self, cid: str) -> bool:
         """True when an agent text so far states the criterion's value (the agent wrote the
         income in the tool call it asked the user to run): what the agent has written, the
