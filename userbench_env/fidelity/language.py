@@ -719,11 +719,11 @@ _MANNER_CUES: Gated = _gated(
 )
 
 
-
 def clause_start(text: str, start: int) -> int:
     """The index of the mark that opens the clause going on at ``start`` in ``text`` (a full
     stop, comma, colon, semicolon, "!", "?" or line break; -1: the text's start)."""
     return max(text.rfind(c, 0, start) for c in ".\n,:;!?")
+
 
 #: The user's conditions on what the agent does and what it does then, a plan for the agent's
 #: answers ("if they can't, I'll ...", "otherwise I'd ..."): talk about its brief, unless the
@@ -1242,7 +1242,7 @@ def _is_total(amount: int, values: list[int]) -> bool:
     return any(abs(sum(values[i:j]) - amount) < j - i for i in range(len(values)) for j in range(i + 2, len(values) + 1))
 
 
-def _is_difference(amount: int, values: list[int], later: list[int] = ()) -> bool:
+def _is_difference(amount: int, values: list[int], later: list[int]) -> bool:
     """True when ``amount`` is the difference of two of ``values``, or of one of them and one
     of ``later`` (written after it), to the dollar."""
     return any(abs(abs(a - b) - amount) <= 1 for n, a in enumerate(values) for b in (*values[n + 1:], *later))
