@@ -49,7 +49,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b102": {"gptstyle50": 1411, "durban3": 1412, "reykjavik": 1413, "hanoi2": 1414},
          "b103": {"gptstyle51": 1415, "calgary": 1416, "tunis": 1417, "davao": 1418},
          "b104": {"gptstyle52": 1419, "montevideo": 1420, "accra2": 1421, "bergen2": 1422},
-         "b105": {"gptstyle53": 1423, "cairo3": 1424, "nagoya": 1425, "quebec": 1426}}
+         "b105": {"gptstyle53": 1423, "cairo3": 1424, "nagoya": 1425, "quebec": 1426},
+         "b106": {"gptstyle54": 1427, "kigali2": 1428, "seville2": 1429, "windhoek": 1430},
+         "b107": {"gptstyle55": 1431, "sapporo2": 1432, "riga2": 1433, "tallinn2": 1434},
+         "b108": {"gptstyle56": 1435, "cork2": 1436, "izmir": 1437, "busan2": 1438},
+         "b109": {"gptstyle57": 1439, "tampere": 1440, "ibadan": 1441, "jaipur3": 1442},
+         "b110": {"gptstyle58": 1443, "antofagasta": 1444, "lusaka2": 1445, "dunedin2": 1446},
+         "b111": {"gptstyle59": 1447, "kochi2": 1448, "gdansk2": 1449, "puebla2": 1450}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3515,3 +3515,120 @@ def test_voicing_a_persona_set_among_the_instructions_is_no_recital(opening, ver
     _, _, tracker = _setup("retail", "111")  # "You are sad and cautious. You like to say things together."
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 44: what a user's own tools set, a question without its mark, a figure of speech -------------------------
+@pytest.mark.parametrize("reset, verdict", [(True, "pass"), (False, "fail")])
+def test_a_state_the_users_own_reset_left_is_supported(reset, verdict):
+    _, world, tracker = _setup("telecom", "[service_issue]break_apn_settings[PERSONA:None]")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my phone has had no service since this morning.")])
+    if reset:
+        tracker.agent_text(2, "Could you please run reset_apn_settings on your side with these arguments: {}?")
+        _user_call(world, tracker, 3, "reset_apn_settings")
+        tracker.user_text(3, "Okay, it says they will reset at reboot.")
+    tracker.agent_text(4, "Could you please run reboot_device on your side with these arguments: {}?")
+    _user_call(world, tracker, 5, "reboot_device")
+    tracker.user_text(5, "Rebooted. The status bar shows Excellent, 5G, data enabled.")
+    tracker.agent_text(6, DONE)
+    # no result shows the APN settings: only the user's own reset vouches for them
+    tracker.user_text(7, "Thank you! So to sum up, the APN settings were reset with a reboot. That's all from me.")
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+@pytest.mark.parametrize("text, states", [
+    ("I don't have access to wifi, so I'm relying entirely on mobile data.", (("wifi", "off"),)),
+    ("We're counting heavily on the hotel wifi this week.", ()),
+    ("I'm mostly on mobile data these days.", (("mobile data", "on"),)),  # where the user is: a state
+])
+def test_depending_on_a_feature_with_an_adverb_between_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("text, checks", [
+    ("I used to send pictures of the dog all day, and now nothing goes through.", set()),
+    ("Roaming is on. And how can I tell the speed is excellent now", set()),  # a question without its mark
+    ("ok is the speed excellent now", set()),
+    ("Did the test and the speed is excellent now.", {"run_speed_test"}),  # a report
+    ("Pictures go through now. Is that all?", {"can_send_mms"}),
+])
+def test_no_outcome_and_a_question_without_its_mark_report_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+def test_saying_no_picture_goes_through_in_the_opening_claims_no_check():
+    _, _, tracker = _setup("telecom", "[mms_issue]bad_network_preference[PERSONA:None]")
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hello, I send photos to my sister every evening and since yesterday nothing goes through. "
+                             "Can you help?")])
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+@pytest.mark.parametrize("text, values", [
+    ("The status name is little pessimistic, but fine.", ()),
+    ("The plan name is pretty generic, isn't it?", ()),
+    ("My name is Quinn Little.", (("name", "Quinn Little"),)),
+])
+def test_a_judgement_by_degree_after_an_items_name_is_no_value(text, values):
+    assert labelled_values(text) == values
+
+
+@pytest.mark.parametrize("text, times, years", [
+    ("Your website's fine print was worse than a 6am practice.", set(), set()),
+    ("You're quicker than a taxi at 4am, thanks.", set(), set()),
+    ("Slower than a letter, cheaper than a stamp in 1999.", set(), set()),
+    ("Is it cheaper than the 3pm flight?", {900}, set()),  # a time of what the request names
+    ("I need to be there earlier than 3pm.", {900}, set()),  # a limit in time
+])
+def test_the_times_and_years_of_a_figure_of_speech_are_no_values(text, times, years):
+    from userbench_env.fidelity.rules.invented import statement
+
+    said = statement(text)
+    assert (said.times, said.money) == (times, years)
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Great, thank you. Honestly that comparison page was worse than a 5am shift. Which account would you pick?",
+     "pass"),
+    ("Great, thank you. I called you before at 5am about it. Which account would you pick?", "fail"),  # a time unheard
+])
+def test_a_clock_time_in_a_comparison_is_no_invented_time(reply, verdict):
+    _, _, tracker = _setup("banking", "task_055")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to open a second checking account and a savings one."),
+                    ("agent", "Happy to help. Let me look at the accounts that could suit you."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 44: asking what the agent needs to verify one; ids read back; a difference said with "above ... by" --------
+@pytest.mark.parametrize("text, as_agent", [
+    ("gwen.ito@example.com. Anything else you need to verify me?", False),
+    ("Anything else you need to find my booking?", False),
+    ("Is there anything else you need?", True),  # the agent's offer
+])
+def test_asking_what_else_the_agent_needs_for_ones_own_matter_is_the_customers(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+@pytest.mark.parametrize("agent, verdict", [
+    ("I've filed dispute dsp_77a1 for transaction txn_91b2; it is under review.", "pass"),
+    ("Your dispute is filed and under review.", "fail"),  # ids nobody showed: several facts of the user's at once
+])
+def test_ids_read_back_from_what_the_user_saw_are_no_identity_items(agent, verdict):
+    _, _, tracker = _setup("banking", "task_020")  # "You're meticulous ... you like to keep track of every dollar."
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my cash back doesn't add up. Can you look into it?"),
+                    ("agent", agent),
+                    ("user", "Thanks, so it's dispute dsp_77a1 for transaction txn_91b2. Noted! I like to keep track "
+                             "of every dollar.")])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+@pytest.mark.parametrize("text, worked", [
+    ("The speaker was $302.67 and the total $1288.65. So it was above $300, only by $2.67.", {"2"}),
+    ("It came to $1,786, below $2,000 by $214.", {"214"}),
+    ("The speaker was $302.67 and the total $1288.65. I also paid $2.67 for the cable.", set()),
+])
+def test_a_difference_said_with_above_or_below_is_worked_out(text, worked):
+    from userbench_env.fidelity.language import worked_amounts
+
+    assert worked_amounts(text) == worked

@@ -532,9 +532,10 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
      # you?", "anything else you need from me?", "anything else you need me to run?", "anything else you
-     # need, ask it all at once", "anything else you'd like me to try?"; and so is asking what else of one's own
-     # would do, the sentence naming it: "is there anything else I can use to verify my account?")
-     r"|\banything else (?:you need(?! from me| me to| to know|,? (?:just )?ask (?:me|it|them|all))"
+     # need, ask it all at once", "anything else you need to verify me?", "anything else you'd like me to try?";
+     # and so is asking what else of one's own would do, the sentence naming it: "is there anything else I can use
+     # to verify my account?")
+     r"|\banything else (?:you need(?! from me| me to| to know| to [^.!?]{0,60}?\b(?:me|my)\b|,? (?:just )?ask (?:me|it|them|all))"
      rf"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))(?={_NOT_ONES_OWN}*(?:[.!?]|$))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      # (asking what to try next is the customer's part: "what would you like me to try next?")
@@ -832,7 +833,8 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 #: Values that are not values ("my email is the one on file", "my name is not important",
 #: "the last name is corrected"), nor what is to become of the item ("how her name is supposed to
-#: be spelled", "my address is going to change"), nor
+#: be spelled", "my address is going to change"), nor a judgement by degree ("the status name is
+#: little pessimistic", "my email's a bit long"), nor
 #: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
 #: mode is 4G/5G").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
@@ -841,6 +843,8 @@ _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
                           r"supposed|meant|going|gonna|being|getting|to be|invalid|expired|corrected|fixed|updated|"
                           r"amended|modified|verified|confirmed|saved|stored|"
+                          r"little|bit|very|too|so|quite|rather|pretty|really|kind of|kinda|sort of|somewhat|"
+                          r"super|extremely|fairly|slightly|"
                           # (how much the item serves: "the user id should be enough")
                           r"enough|sufficient|plenty|needed|required|necessary|optional)\b(?![@.]\w)")
 #: A judgement of the item anywhere in what follows its name: how it is written, not what it
@@ -1183,9 +1187,10 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
 #: Words saying an amount is the total of others ("that is $2,299", "$105 altogether").
 _TOTAL_WORDS = re.compile(r"\b(?:total|totals|altogether|in all|all up|sum|comes? to|adds? up|added up|combined|that is|"
                           r"that'?s|which makes|makes)\b")
-#: Words saying an amount is the difference of two ("$214 under", "a shortfall of $769", "$40 left").
-_DIFFERENCE_WORDS = re.compile(r"\b(?:under|over|short|shortfall|difference|left|remaining|leaves|less|more|saving|"
-                               r"saves?|cheaper|minus|gap)\b")
+#: Words saying an amount is the difference of two ("$214 under", "a shortfall of $769", "$40 left",
+#: "above $300, only by $2.67").
+_DIFFERENCE_WORDS = re.compile(r"\b(?:under|over|above|below|short|shortfall|difference|left|remaining|leaves|less|more|"
+                               r"saving|saves?|cheaper|higher|lower|exceeds?|exceeded|minus|gap)\b")
 #: The end of a sentence (not a decimal point).
 _SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)|\n")
 

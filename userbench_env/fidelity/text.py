@@ -664,12 +664,12 @@ _VERB_BEFORE = re.compile(
 #: one word of place or owner a user names it by ("connected to my home Wi-Fi", "on the hotel
 #: wifi", "on my friend's wifi").
 _LINK_DETERMINER = r"(?:the\s+|a\s+|any\s+|my\s+|that\s+|our\s+)?(?:(?!no\s)[a-z]+(?:'s)?\s+)?$"
-#: A verb of depending before "on" ("I'm stuck relying on mobile data", "we're counting on the wifi"),
-#: or "all" on it ("no wifi, so it's all on my mobile data"): what the user depends on, not a feature's state.
-_NOT_DEPENDING = (r"(?<!\brelying )(?<!\brely )(?<!\bdepending )(?<!\bdependent )(?<!\breliant )(?<!\bcounting )"
-                  r"(?<!\ball )")
-_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)\w+\s+)?"
-                          r"(?:(not|never)\s+)?(?:\w+\s+)?" + _NOT_DEPENDING
+#: A verb of depending, in any of a link's word slots ("I'm stuck relying on mobile data", "I'm
+#: relying entirely on mobile data", "we're counting on the wifi"), or "all" on it ("no wifi, so
+#: it's all on my mobile data"): what the user depends on, not a feature's state.
+_NOT_DEPENDING = r"(?!(?:relying|rely|depending|dependent|reliant|counting)\b)"
+_LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))\s+(?:(?!not\b|never\b)" + _NOT_DEPENDING
+                          + r"\w+\s+)?(?:(not|never)\s+)?(?:" + _NOT_DEPENDING + r"\w+\s+)?(?<!\ball )"
                           + r"(connected to|hooked up to|hooked to|using|on|off|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
@@ -1030,14 +1030,14 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"attach(?:es|ed)? (?:fine|okay|ok|now|again|properly))\b"
         r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
-#: A clause saying the outcome is not (yet) good ("stopped going through"), or only hoping for
+#: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes through"), or only hoping for
 #: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), demanding
 #: it ("it had better be faster"), assuming it or taking the agent's word for it ("I'll take
 #: it MMS goes through now", "my criterion is a speed test that says excellent", "excellent speed is
 #: what I'm after", "I'll hold you to excellent"), putting it ahead ("I'll check the speed later"), or naming it
 #: as what a check to come is for ("I'll run a speed test to make sure it's excellent", "to
 #: confirm I'm getting excellent speed").
-_NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
+_NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
@@ -1051,10 +1051,19 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|won'?t|can'?t|cannot|didn'?t|doesn'?t
 def reported_checks(text: str) -> frozenset[str]:
     """The check tools (``run_speed_test``, ``can_send_mms``) whose good outcome ``text``
     reports (:data:`_CHECK_OUTCOMES`) in a clause that neither negates it nor puts it as a
-    hope, a condition or a question (:data:`_NOT_GOOD`)."""
+    hope, a condition or a question (:data:`_NOT_GOOD`, :data:`_ASKS`)."""
     low = lowered(text).replace("\u2019", "'")
-    return frozenset(tool for clause in _CLAUSE.findall(low) if not clause.endswith("?") and not _NOT_GOOD.search(clause)
+    return frozenset(tool for clause in _CLAUSE.findall(low)
+                     if not clause.endswith("?") and not _ASKS.match(clause) and not _NOT_GOOD.search(clause)
                      for tool, pattern in _CHECK_OUTCOMES if pattern.search(clause))
+
+
+#: A clause put as a question without its mark: opened (after a joining word) by a question word
+#: and a verb ("and how do i know the speed is excellent now"), or by a verb and its subject ("is
+#: the speed excellent now"; not "did": "did the test, excellent" reports one).
+_ASKS = re.compile(r"\s*(?:(?:and|but|so|or|then|also|ok|okay)\s+)?"
+                   r"(?:(?:how|what|why|where|which|who)\s+(?:do|does|did|can|could|would|will|is|are|am|should)\b"
+                   r"|(?:do|does|can|could|would|will|is|are|am|should)\s+(?:i|you|we|it|they|the|my|this|that)\b)")
 
 
 #: A clause with the mark that ends it (a dash starts a new one: "No, that's all \u2014 and it went through").

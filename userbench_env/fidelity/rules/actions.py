@@ -211,7 +211,9 @@ class DeviceState(_Observed):
     "'s already", "isn't", ...) the latest user tool result mentioning the feature
     contradicts, or, for a feature no result mentioned yet, that the scenario
     (``params["scenario"]``, read by :func:`~userbench_env.fidelity.text.scenario_device_states`:
-    "you installed a VPN" states the VPN on) does not state; an earlier state ("was on before I toggled it",
+    "you installed a VPN" states the VPN on) does not state and no user tool setting the
+    feature ran to leave (a reset of the APN settings, whose results never show them: "the APN
+    settings were reset"); an earlier state ("was on before I toggled it",
     :func:`~userbench_env.fidelity.text.past_device_states`) that no result showed or
     implied and the scenario does not state. A current state that is the outcome of an
     action the same text claims (by name, or generically answering the agent's request
@@ -288,7 +290,9 @@ class DeviceState(_Observed):
             stated = tuple((f, s) for f, s in stated if not state_tools(f) & outcome)
         if stated or earlier:
             observed = self.observed()
-            bad = any((s not in observed[f]) if f in observed else ((f, s) not in self._scenario | PROBLEM_STATES)
+            called_at = self.feed.called_at
+            bad = any((s not in observed[f]) if f in observed
+                      else (f, s) not in self._scenario | PROBLEM_STATES and not state_tools(f) & called_at.keys()
                       for f, s in stated)
             bad = bad or any(not self.seen_before(f, s) and (f, s) not in self._scenario for f, s in earlier)
             self.settle_all(turn, bad)

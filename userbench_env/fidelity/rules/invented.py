@@ -223,22 +223,37 @@ def written_out(text: str) -> str:
 #: A clock time the user rules out ("I'm not doing a 6am", "no 5am flights"): a limit of its
 #: own, no time it claims.
 _REFUSED_TIME = re.compile(r"(?:\b(?:not|no|never)|n't)\b(?:\s+[\w']+){0,3}?\s+(?:an? |the )?\d{1,2}(?::\d{2})?\s?[ap]\.?m\b\.?", re.I)
+#: Things a request times ("9am flight", "the 3pm one"): a time of one is a value of the request.
+_TIMED = (r"(?:flights?|departures?|ones?|trains?|bus|slots?|appointments?|meetings?|calls?|pickups?|"
+          r"arrivals?|connections?|options?|bookings?|reservations?)")
+#: The standard of a comparison in anything but time, to the clause's end or for 80 characters ("worse than a 6am
+#: practice", "faster than me on an empty boulevard at 3am", "faster than Bitcoin fees in 2017"):
+#: a figure of speech, whose clock times and years are no values of the request; not a limit in
+#: time ("no later than 5pm", "earlier than 3pm"), nor one naming a thing the request times
+#: ("cheaper than the 3pm flight").
+_FIGURE = re.compile(rf"\b(?!(?:later|earlier|sooner)\b)(?:\w+er|worse|better|more \w+|less \w+) than\b"
+                     rf"(?![^.!?;,\n]{{0,80}}\b{_TIMED}\b)[^.!?;,\n]{{0,80}}", re.I)
 #: The time it is where the user writes ("its like 3am and i cant sleep", "it's 2:40 am here"):
 #: the user's own moment, chatter, no value of its request.
 _TIME_NOW = re.compile(r"\b(?:it'?s|its|it is)\s+(?:(?:like|about|around|roughly|almost|nearly|just|past|after|gone)\s+)?"
                        r"(?:\d{1,2}(?::\d{2})?\s?(?:[ap]\.?m\b\.?|o'?clock\b)|\d{1,2}:\d{2}(?=\s+(?:now|here)\b))"
                        # (not a time of something it names: "it's 9am flight")
-                       r"(?!\s*(?:flights?|departures?|ones?|trains?|bus|slots?|appointments?|meetings?|calls?|pickups?|"
-                       r"arrivals?|connections?|options?|bookings?|reservations?)\b)", re.I)
+                       rf"(?!\s*{_TIMED}\b)", re.I)
 
 
 def _claimed_times(text: str) -> frozenset[int]:
     """The clock times ``text`` states (:func:`~userbench_env.fidelity.language.clock_times`),
-    but those it rules out (:data:`_REFUSED_TIME`) and the time it is where the user writes
-    (:data:`_TIME_NOW`); both only remove times, so a text with none is not searched for them."""
+    but those it rules out (:data:`_REFUSED_TIME`), the time it is where the user writes
+    (:data:`_TIME_NOW`) and those of a figure of speech (:func:`_literal`); all only remove
+    times, so a text with none is not searched for them."""
     if not clock_times(text):
         return frozenset()
-    return clock_times(_TIME_NOW.sub(" ", _REFUSED_TIME.sub(" ", text)))
+    return clock_times(_TIME_NOW.sub(" ", _REFUSED_TIME.sub(" ", _literal(text))))
+
+
+def _literal(text: str) -> str:
+    """``text`` without the standards of its comparisons (:data:`_FIGURE`)."""
+    return _FIGURE.sub(" ", text) if "than" in text.lower() else text
 
 
 def statement(text: str) -> Statement:
@@ -253,7 +268,7 @@ def statement(text: str) -> Statement:
     (:func:`written_out`)."""
     text = written_out(text)
     numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
-               amounts(text) | years(text), _claimed_times(text), street_addresses(text)) \
+               amounts(text) | years(_literal(text)), _claimed_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
     return Statement(identifiers(text), labelled_values(text), *numeric,
                      answer_codes(text),

@@ -173,8 +173,10 @@ class DumpsBlueprint(Rule):
         self._spent = self.compiled.spend(text, spent)
         if reading is not None:
             agent = self.feed.agent
-            outcomes = self.compiled.read(text, self._prompt(), len(self.feed.user) == 1, spent,
-                                          agent[-1][3] if agent else _NOTHING)
+            seen = " ".join(self._seen())
+            outcomes = self.compiled.read(text, self.compiled.prompted(seen) if seen else _NOTHING,
+                                          len(self.feed.user) == 1, spent, agent[-1][3] if agent else _NOTHING,
+                                          frozenset(identifiers(seen)))
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -193,14 +195,13 @@ class DumpsBlueprint(Rule):
                     self.suspect(cid, turn, SUSPICIONS[outcome])
 
 
-    def _prompt(self) -> frozenset[str]:
-        """The scenario words of what the user is answering: the agent's latest text and the
-        user's own tool results since it."""
+    def _seen(self) -> list[str]:
+        """What the user is answering: the agent's latest text and the user's own tool results
+        since it."""
         feed = self.feed
         since = feed.agent[-1][0] if feed.agent else 0
         seen = [feed.agent[-1][2]] if feed.agent else []
-        seen += [result.content for clock, _, result in feed.user_calls if clock > since]
-        return self.compiled.prompted(" ".join(seen)) if seen else _NOTHING
+        return seen + [result.content for clock, _, result in feed.user_calls if clock > since]
 
 
 class Sentence(NamedTuple):
@@ -292,8 +293,8 @@ class RecitalReader:
                      for c, before in zip(self.compiled, spent))
 
     def _read(self, text: str, prompt: frozenset[str] = frozenset(), opening: bool = False,
-              spent: tuple[frozenset[int], ...] = (), answered: frozenset[str] = frozenset()
-              ) -> tuple[tuple[str, str], ...] | None:
+              spent: tuple[frozenset[int], ...] = (), answered: frozenset[str] = frozenset(),
+              seen: frozenset[str] = frozenset()) -> tuple[tuple[str, str], ...] | None:
         """Per criterion (in order), ``(id, outcome)``: ``"fail"`` (recited), ``"pass"``, or
         ``"unsure"`` (a pass one sentence short of a dump: borderline); None when the text is
         too short to recite anything or when every criterion passes. ``prompt``: the
@@ -301,8 +302,10 @@ class RecitalReader:
         (see :meth:`_outcome`), ``spent``: per criterion, the sentences earlier messages
         recited (:meth:`spend`), which do not count, ``answered``: the item kinds the agent's
         latest text asked for, whose values the text gives in answer (no identity items
-        listed). An opening listing :data:`LISTED_IDENTITY` of the user's own
-        identity items recites its known info (every criterion fails)."""
+        listed), ``seen``: the identifiers the agent's latest text and the user's tool results
+        since show, which the text reads back (no identity items of the user's either: "dispute
+        dsp_c166 for transaction txn_a8f1 submitted"). An opening listing :data:`LISTED_IDENTITY`
+        of the user's own identity items recites its known info (every criterion fails)."""
         # the user's own identity items an opening lists (later, the agent asks for them)
         lowered = lower(text)
         listed = [sum(1 for value in c.identity if value.search(lowered) is not None) if opening else 0
@@ -312,7 +315,7 @@ class RecitalReader:
         said = content_stems(text) & self.vocabulary
         whole = len(text) >= self.shortest  # long enough to hold word-for-word recitals
         normalized = normalize(text) if whole else ""
-        found = identity_items(text, identifiers(text), answered)
+        found = identity_items(text, tuple(token for token in identifiers(text) if token not in seen), answered)
         unspent = [[s for i, s in enumerate(c.sentences) if i not in spent[k]] if spent and spent[k] else c.sentences
                    for k, c in enumerate(self.compiled)]
         outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c.pasted, PASTED_WORDS) else
