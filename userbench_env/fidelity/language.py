@@ -535,7 +535,8 @@ _AS_AGENT: Gated = _gated(
      # need, ask it all at once", "anything else you need to verify me?", "anything else you'd like me to try?";
      # and so is asking what else of one's own would do, the sentence naming it: "is there anything else I can use
      # to verify my account?")
-     r"|\banything else (?:you need(?! from me| me to| to know| to [^.!?]{0,60}?\b(?:me|my)\b|,? (?:just )?ask (?:me|it|them|all))"
+     r"|\banything else (?:you need(?! from me| me to| to know| to [^.!?]{0,60}?\b(?:me|my)\b"
+     r"|,? (?:just )?ask (?:me|it|them|all))"
      rf"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))(?={_NOT_ONES_OWN}*(?:[.!?]|$))"
      r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      # (asking what to try next is the customer's part: "what would you like me to try next?")

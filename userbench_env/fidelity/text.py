@@ -1030,14 +1030,15 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"attach(?:es|ed)? (?:fine|okay|ok|now|again|properly))\b"
         r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
-#: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes through"), or only hoping for
-#: it, expecting it, wanting it (as a purpose too: "so I can send pictures again"), demanding
-#: it ("it had better be faster"), assuming it or taking the agent's word for it ("I'll take
-#: it MMS goes through now", "my criterion is a speed test that says excellent", "excellent speed is
-#: what I'm after", "I'll hold you to excellent"), putting it ahead ("I'll check the speed later"), or naming it
-#: as what a check to come is for ("I'll run a speed test to make sure it's excellent", "to
-#: confirm I'm getting excellent speed").
-_NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
+#: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes
+#: through"), or only hoping for it, expecting it, wanting it (as a purpose too: "so I can send
+#: pictures again"), demanding it ("it had better be faster"), assuming it or taking the agent's
+#: word for it ("I'll take it MMS goes through now", "my criterion is a speed test that says
+#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), putting it
+#: ahead ("I'll check the speed later"), or naming it as what a check to come is for ("I'll run a
+#: speed test to make sure it's excellent", "to confirm I'm getting excellent speed").
+_NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
+                       r"won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
