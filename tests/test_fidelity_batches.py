@@ -55,7 +55,11 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b108": {"gptstyle56": 1435, "cork2": 1436, "izmir": 1437, "busan2": 1438},
          "b109": {"gptstyle57": 1439, "tampere": 1440, "ibadan": 1441, "jaipur3": 1442},
          "b110": {"gptstyle58": 1443, "antofagasta": 1444, "lusaka2": 1445, "dunedin2": 1446},
-         "b111": {"gptstyle59": 1447, "kochi2": 1448, "gdansk2": 1449, "puebla2": 1450}}
+         "b111": {"gptstyle59": 1447, "kochi2": 1448, "gdansk2": 1449, "puebla2": 1450},
+         "b112": {"gptstyle60": 1451, "cuzco": 1452, "zanzibar": 1453, "aarhus2": 1454},
+         "b113": {"gptstyle61": 1455, "ipoh": 1456, "mombasa2": 1457, "galway2": 1458},
+         "b114": {"gptstyle62": 1459, "nadi": 1460, "rosario2": 1461, "hue2": 1462},
+         "b115": {"gptstyle63": 1463, "bruges": 1464, "kazan": 1465, "ushuaia": 1466}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -107,7 +107,26 @@ def format_corpus(report: dict[str, Any]) -> str:
                          f"{wrong['text']}")
     for alarm in corpus["false_alarms"]:
         lines.append(f"FALSE ALARM {alarm['mode']} {alarm['id']} turn {alarm['turn']}: {alarm['text']}")
+    if "adjudicated" in report:
+        lines += _format_adjudicated(report["adjudicated"], corpus)
     return "\n".join(lines)
+
+
+def _format_adjudicated(adjudicated: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
+    """The raters' reading of the false alarms (:func:`~userbench_env.fidelity.adjudication.adjudicate`):
+    counts, the false-alarm rate once the scripts they confirm as violations leave the clean
+    ones, writers with a flag not confirmed, and each flagged script's verdict."""
+    counts, writers = adjudicated["counts"], corpus.get("by_writer", {})
+    rejected, split = counts["rejected"], counts["rejected"] + counts["split"]
+    lines = [f"rated flags: {counts['confirmed']} scripts unfaithful by the flagged mode for both raters, "
+             f"{counts['other']} by another mode, {counts['rejected']} clean for both, {counts['split']} split, "
+             f"{counts['unrated']} unrated",
+             f"false alarms against the raters: {rejected} of "
+             f"{corpus['clean_episodes'] - counts['confirmed'] - counts['other']} clean episodes ({split} with the split "
+             f"ones, {split + counts['unrated']} with the unrated ones); writers with a flag the raters do not "
+             f"call unfaithful: {len(adjudicated['not_confirmed_by_writer'])} of {len(writers)}"]
+    lines += [f"RATED {verdict.upper()} {script}" for script, verdict in adjudicated["scripts"].items()]
+    return lines
 
 
 def _perturbed_by_mode(tables: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -133,8 +152,21 @@ def run_corpus(args: argparse.Namespace) -> int:
     except CorpusError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    ratings = None
+    if args.ratings is not None:
+        from userbench_env.fidelity.adjudication import RatingError, load_ratings
+
+        try:
+            ratings = load_ratings(args.ratings)
+        except RatingError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
     judge = _model_option(args, "judge")
     report: dict[str, Any] = {"path": str(path), "corpus": score_corpus(cases, judge=judge), "perturbed": {}}
+    if ratings is not None:
+        from userbench_env.fidelity.adjudication import adjudicate
+
+        report["adjudicated"] = adjudicate(report["corpus"]["false_alarms"], {c.id: c.writer for c in cases}, ratings)
     domains = sorted({case.domain for case in cases})
     if args.episodes:
         for phrasing in ("template", "natural"):
@@ -187,6 +219,9 @@ def run_validate(args: argparse.Namespace) -> int:
 
     if args.corpus is not None and args.real_labels is not None:
         print("validate-fidelity takes --corpus or --real-labels, not both", file=sys.stderr)
+        return 2
+    if args.ratings is not None and args.corpus is None:
+        print("validate-fidelity --ratings rates the false alarms of --corpus: give --corpus DIR", file=sys.stderr)
         return 2
     if args.corpus is not None:
         return run_corpus(args)
@@ -280,6 +315,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     validate.add_argument("--corpus", nargs="?", const="", metavar="DIR",
                           help="score the hand-written corpus in DIR (default: the repository's tests/fidelity_corpus) "
                                "and the perturbed proxy's template and natural banks beside it")
+    validate.add_argument("--ratings", metavar="DIR",
+                          help="with --corpus: blind raters' verdicts on flagged turns (e.g. tests/fidelity_batches/ratings); "
+                               "reports the false alarms against them beside the writers' labels")
     validate.add_argument("--real-labels", nargs="?", const="", metavar="DIR",
                           help="measure the rules against blind raters' labels of real users' turns in DIR "
                                "(default: the repository's tests/real_user_labels); needs --transcripts and --domain")
