@@ -114,8 +114,9 @@ def format_corpus(report: dict[str, Any]) -> str:
 
 def _format_adjudicated(adjudicated: dict[str, Any], corpus: dict[str, Any]) -> list[str]:
     """The raters' reading of the false alarms (:func:`~userbench_env.fidelity.adjudication.adjudicate`):
-    counts, the false-alarm rate once the scripts they confirm as violations leave the clean
-    ones, writers with a flag not confirmed, and each flagged script's verdict."""
+    the verdicts' counts, the false alarms against the raters out of the clean episodes less
+    the scripts they call unfaithful, the writers with a flag they do not call unfaithful, and
+    each flagged script's verdict."""
     counts, writers = adjudicated["counts"], corpus.get("by_writer", {})
     rejected, split = counts["rejected"], counts["rejected"] + counts["split"]
     lines = [f"rated flags: {counts['confirmed']} scripts unfaithful by the flagged mode for both raters, "
