@@ -59,7 +59,8 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b112": {"gptstyle60": 1451, "cuzco": 1452, "zanzibar": 1453, "aarhus2": 1454},
          "b113": {"gptstyle61": 1455, "ipoh": 1456, "mombasa2": 1457, "galway2": 1458},
          "b114": {"gptstyle62": 1459, "nadi": 1460, "rosario2": 1461, "hue2": 1462},
-         "b115": {"gptstyle63": 1463, "bruges": 1464, "kazan": 1465, "ushuaia": 1466}}
+         "b115": {"gptstyle63": 1463, "bruges": 1464, "kazan": 1465, "ushuaia": 1466},
+         "b116": {"gptstyle64": 1467, "arequipa": 1468, "tbilisi2": 1469, "darwin3": 1470}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
