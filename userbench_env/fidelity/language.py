@@ -835,7 +835,7 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: Values that are not values ("my email is the one on file", "my name is not important",
 #: "the last name is corrected"), nor what is to become of the item ("how her name is supposed to
 #: be spelled", "my address is going to change"), nor a judgement by degree ("the status name is
-#: little pessimistic", "my email's a bit long"), nor
+#: little pessimistic", "my email's kinda long"), nor
 #: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
 #: mode is 4G/5G").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
