@@ -60,7 +60,15 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b113": {"gptstyle61": 1455, "ipoh": 1456, "mombasa2": 1457, "galway2": 1458},
          "b114": {"gptstyle62": 1459, "nadi": 1460, "rosario2": 1461, "hue2": 1462},
          "b115": {"gptstyle63": 1463, "bruges": 1464, "kazan": 1465, "ushuaia": 1466},
-         "b116": {"gptstyle64": 1467, "arequipa": 1468, "tbilisi2": 1469, "darwin3": 1470}}
+         "b116": {"gptstyle64": 1467, "arequipa": 1468, "tbilisi2": 1469, "darwin3": 1470},
+         "b117": {"gptstyle65": 1471, "valdivia": 1472, "trieste": 1473, "lhasa": 1474},
+         "b118": {"gptstyle66": 1475, "tucson2": 1476, "asmara": 1477, "sibiu": 1478},
+         "b119": {"gptstyle67": 1479, "bilbao2": 1480, "tromso2": 1481, "accra3": 1482},
+         "b120": {"gptstyle68": 1483, "ghent": 1484, "salta2": 1485, "hanoi3": 1486},
+         "b121": {"gptstyle69": 1487, "iquitos": 1488, "mostar": 1489, "bukhara": 1490},
+         "b122": {"gptstyle70": 1491, "lviv2": 1492, "cairns2": 1493, "kumamoto": 1494},
+         "b123": {"gptstyle71": 1495, "harar": 1496, "fresno": 1497, "luang": 1498},
+         "b124": {"gptstyle72": 1499, "sucre2": 1500, "tartu3": 1501, "nuuk2": 1502}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -1359,6 +1359,7 @@ def test_a_snake_case_account_id_is_an_identifier():
 @pytest.mark.parametrize("text, found", [
     ("so both legs, the 05-21 one and the 05-30 one?", {(5, 21), (5, 30)}),
     ("it takes 10-15 minutes", set()),  # a range of a measure
+    ("even a 10-12 dollar gap counts for me", set()),  # its unit singular before a noun
     ("about 3/4 of it", set()),  # a fraction
 ])
 def test_a_month_and_day_in_two_digits_is_a_date(text, found):
@@ -3632,3 +3633,27 @@ def test_a_difference_said_with_above_or_below_is_worked_out(text, worked):
     from userbench_env.fidelity.language import worked_amounts
 
     assert worked_amounts(text) == worked
+
+
+# -- round 45: a range of an amount with its unit singular before a noun; checking the agent's figures ---------------
+@pytest.mark.parametrize("opening, verdict", [
+    ("hey, got a light blue checking w you, 8k saved. want the best card + savings combo, "
+     "a 10-15 dollar gap in interest matters to me", "pass"),  # the scenario's "$10-15", unit after
+    ("hey, got a light blue checking w you since 10-15, want the best card + savings combo", "fail"),  # a date unheard
+])
+def test_a_range_of_dollars_is_no_date(opening, verdict):
+    _, _, tracker = _setup("banking", "task_063")  # "Even a small difference of $10-15 matters to me."
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("Let me check your numbers: 41.20 + 18.75 = 59.95. Yes, that adds up.", False),
+    ("Hold on, I'll check your math before I say yes.", False),
+    ("Let me check your account for you.", True),  # the agent's look at the customer's record
+    ("I'll check your order and get back to you.", True),
+])
+def test_checking_the_agents_own_figures_is_the_customers(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent

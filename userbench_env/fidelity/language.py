@@ -460,6 +460,9 @@ _WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|ca
 #: "myself"): work "for you" on what the customer calls its own is the customer's ("let me look up my order
 #: number for you").
 _NOT_ONES_OWN = r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?])"
+#: What the agent worked out and said, which the customer checks: "let me check your numbers" (or "your
+#: math", "your figures") is the customer going over the agent's words, not the agent's look at a record.
+_AGENTS_WORKING = r"(?:numbers|math|maths|figures|sums?|arithmetic|calculations?|answer|breakdown|working|reasoning)\b"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 #: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
@@ -577,7 +580,7 @@ _AS_AGENT: Gated = _gated(
      r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance))\b"
      rf"{_NOT_ONES_OWN}{{0,100}}?"
      r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
-     r"office|branch|company|team|policy|rules|word|time|help|patience)\b))"),
+     rf"office|branch|company|team|policy|rules|word|time|help|patience)\b|{_AGENTS_WORKING}))"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),
@@ -631,7 +634,7 @@ _AS_AGENT: Gated = _gated(
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv|verif)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
-     r"|\blet me (?:look|check|pull) (?:up |into )?(?:your|that for you|this for you)\b"
+     rf"|\blet me (?:look|check|pull) (?:up |into )?(?:your(?! {_AGENTS_WORKING})|that for you|this for you)\b"
      r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"),
 )
 
@@ -1012,10 +1015,12 @@ _DATES = (
     (re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b"), "md", "month"),
     (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b"), "dm", "month"),
     # a month and day in two digits each ("05-21", "12/03"; read both ways), not a range of a measure
-    # ("10-15 minutes", "$10-15"), nor a score out of ten at or past full marks ("10/10 no notes", "11/10")
+    # ("10-15 minutes", "$10-15", "a 10-15 dollar difference": the unit singular before its noun), nor a
+    # score out of ten at or past full marks ("10/10 no notes", "11/10")
     (re.compile(r"(?<![\d/$.,-])(?!1[0-2]/10(?!\d))((?:0[1-9]|1[0-2])[-/]\d\d)"
                 r"(?![\d/-]|[.,]\d|\s*(?:%|percent|min|mins|minutes?|hours?|hrs?|"
-                r"days?|weeks?|months?|years?|gb|mb|dollars|bucks|usd|items?|bags?|pieces?|people|times)\b)"), "m/d", "-/"),
+                r"days?|weeks?|months?|years?|gb|mb|dollars?|bucks?|usd|euros?|pounds?|cents?|items?|bags?|pieces?|people|"
+                r"times)\b)"), "m/d", "-/"),
 )
 #: Dates with the day written in words ("the twenty-second of May", "June third"); "may"
 #: before a day word is the verb ("if I may first ask").
