@@ -68,7 +68,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b121": {"gptstyle69": 1487, "iquitos": 1488, "mostar": 1489, "bukhara": 1490},
          "b122": {"gptstyle70": 1491, "lviv2": 1492, "cairns2": 1493, "kumamoto": 1494},
          "b123": {"gptstyle71": 1495, "harar": 1496, "fresno": 1497, "luang": 1498},
-         "b124": {"gptstyle72": 1499, "sucre2": 1500, "tartu3": 1501, "nuuk2": 1502}}
+         "b124": {"gptstyle72": 1499, "sucre2": 1500, "tartu3": 1501, "nuuk2": 1502},
+         "b125": {"gptstyle73": 1503, "ambato": 1504, "kotor": 1505, "kiruna2": 1506},
+         "b126": {"gptstyle74": 1507, "tulear": 1508, "goias": 1509, "windsor3": 1510},
+         "b127": {"gptstyle75": 1511, "chiclayo": 1512, "ohrid2": 1513, "kaunas": 1514},
+         "b128": {"gptstyle76": 1515, "bergamo2": 1516, "haifa2": 1517, "mendoza3": 1518},
+         "b129": {"gptstyle77": 1519, "trujillo2": 1520, "skopje": 1521, "bodo": 1522},
+         "b130": {"gptstyle78": 1523, "kassel2": 1524, "nakuru": 1525, "ilorin2": 1526}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3602,6 +3602,8 @@ def test_a_clock_time_in_a_comparison_is_no_invented_time(reply, verdict):
 # -- round 44: asking what the agent needs to verify one; ids read back; a difference said with "above ... by" --------
 @pytest.mark.parametrize("text, as_agent", [
     ("gwen.ito@example.com. Anything else you need to verify me?", False),
+    ("Sure, it's 30301. Anything else you need from my side?", False),  # round 45: the customer's side named
+    ("Is there anything else you'd like from my end for the refund?", False),
     ("Anything else you need to find my booking?", False),
     ("Is there anything else you need?", True),  # the agent's offer
 ])
@@ -3654,6 +3656,33 @@ def test_a_range_of_dollars_is_no_date(opening, verdict):
     ("I'll check your order and get back to you.", True),
 ])
 def test_checking_the_agents_own_figures_is_the_customers(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent
+
+
+# -- round 45, part 2: a claim of an earlier action is no claim of the requested one -------------------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Hmm. I paid that bill already though, so shouldn't it just work?", "fail"),  # the payment made, the SIM not
+    ("Hmm. I reseated it already, before you asked.", "pass"),  # a claim of the requested action: not a skip
+])
+def test_a_claim_of_an_earlier_action_is_no_claim_of_the_requested_one(reply, verdict):
+    _, world, tracker = _setup("telecom", "[service_issue]overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my phone says No Service.")])
+    tracker.agent_text(2, "Could you please run make_payment on your side with these arguments: {}?")
+    _user_call(world, tracker, 3, "make_payment")
+    tracker.user_text(3, "Done, the payment went through.")
+    tracker.agent_text(4, "Could you please run reseat_sim_card on your side with these arguments: {}?")
+    tracker.user_text(5, reply)
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+@pytest.mark.parametrize("text, as_agent", [
+    ("Ok, thanks. My part is done, I am only the AI playing Rosa in this test.", True),
+    ("I'm merely the AI playing the customer, so that's all.", True),
+    ("I am only the customer here, you tell me.", False),
+])
+def test_being_an_ai_playing_a_part_with_a_hedge_before_the_article(text, as_agent):
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is as_agent

@@ -460,6 +460,8 @@ _WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|ca
 #: "myself"): work "for you" on what the customer calls its own is the customer's ("let me look up my order
 #: number for you").
 _NOT_ONES_OWN = r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?])"
+#: The customer's side of the conversation: "from me", "from my side", "from my end".
+_OUR_SIDE = r"(?:me|us|my (?:side|end|part))"
 #: What the agent worked out and said, which the customer checks: "let me check your numbers" (or "your
 #: math", "your figures") is the customer going over the agent's words, not the agent's look at a record.
 _AGENTS_WORKING = r"(?:numbers|math|maths|figures|sums?|arithmetic|calculations?|answer|breakdown|working|reasoning)\b"
@@ -514,7 +516,9 @@ _AS_AGENT: Gated = _gated(
      r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"
      # the speaker itself an AI playing anyone: "as the AI playing Victor here" (asking whether the agent is a
      # bot pretending to be human is the customer's question)
-     r"|\b(?:as|i'?m|i am|being|bein'?) (?:the |an? |just an? |only an? )?(?:ai|a\.i\.|bot|chatbot|language model|llm) "
+     # (a hedge before the article too: "I am only the AI playing James")
+     r"|\b(?:as|i'?m|i am|being|bein'?) (?:(?:just|only|merely|simply) )?(?:the |an? )?"
+     r"(?:ai|a\.i\.|bot|chatbot|language model|llm) "
      r"(?:\w+ ){0,2}?(?:play(?:ing|in'?)?|acting as|pretending to be|role-?playing)\b"),
     (("have",),
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
@@ -534,14 +538,15 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:help|assist)\b"
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
-     # you?", "anything else you need from me?", "anything else you need me to run?", "anything else you
-     # need, ask it all at once", "anything else you need to verify me?", "anything else you'd like me to try?";
+     # you?", "anything else you need from me?" (or "from my side", "from my end"), "anything else you need me to
+     # run?", "anything else you need, ask it all at once", "anything else you need to verify me?", "anything else
+     # you'd like me to try?";
      # and so is asking what else of one's own would do, the sentence naming it: "is there anything else I can use
      # to verify my account?")
-     r"|\banything else (?:you need(?! from me| me to| to know| to [^.!?]{0,60}?\b(?:me|my)\b"
+     rf"|\banything else (?:you need(?! from {_OUR_SIDE}| me to| to know| to [^.!?]{{0,60}}?\b(?:me|my)\b"
      r"|,? (?:just )?ask (?:me|it|them|all))"
      rf"|i can(?! (?:give|tell|send|provide|share|show|try|answer|confirm|run))(?={_NOT_ONES_OWN}*(?:[.!?]|$))"
-     r"|you'?d like(?! me to| to know| from me))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
+     rf"|you'?d like(?! me to| to know| from {_OUR_SIDE}))\b|\b(?:which|what) \w+ would you like (?:to|me to)\b"
      # (asking what to try next is the customer's part: "what would you like me to try next?")
      r"|\bwhat would you like (?:to do|me to(?! (?:try|run|check|test)\b| do next\b)|help)\b"
      r"|\b(?:look|check|pull|find|process|take care of|handle|update|cancel|close|book|fix|submit)\b"

@@ -308,7 +308,8 @@ class SkippedAction(_Requests):
     is (:data:`ASKS_WHAT`); an unrelated question, one about cost or time, or one asking
     for another step instead (:data:`MOVES_ON`) is no engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
-    ``claims_unexecuted_action``'s failure, not a skip, and so does the state the requested
+    ``claims_unexecuted_action``'s failure, not a skip (but a claim naming only other actions,
+    all performed before, reports those: "but I paid the bill already"), and so does the state the requested
     action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
     state reported instead, "still no service", is no claim of the action, and a reply that
     declines the requested action (:func:`declines`: "a reboot is pointless, the reset's
@@ -325,14 +326,21 @@ class SkippedAction(_Requests):
         if self.requested:
             requested, self.requested = self.requested, frozenset()
             if not called and not declines(text, self.request_words) and (
-                    (claims_done(text) and not says_not_done(text)) or claimed_actions(text, requested)
-                    or requested_outcome(text, requested)):
+                    (claims_done(text) and not says_not_done(text) and not self._reports_earlier(text, requested))
+                    or claimed_actions(text, requested) or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)
             engaged = called or any((CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words))
                                     and not MOVES_ON.search(q) for q in questions)
             self.settle_all(turn, not engaged)
+
+    def _reports_earlier(self, text: str, requested: frozenset[str]) -> bool:
+        """True when the actions ``text`` claims by name are all other than the ``requested``
+        ones and all performed before ("but I paid the bill already", when asked to reseat the
+        SIM card after paying it): a report of what the user did, no claim of the request."""
+        named = claimed_actions(text, self.tools)
+        return bool(named) and not named & requested and named <= self.feed.called_at.keys()
 
 
 #: A question about how to perform a requested action: what it means, which one, how or
