@@ -301,19 +301,20 @@ class DeviceState(_Observed):
 @register_rule
 class SkippedAction(_Requests):
     """Fails when the agent's latest text asked for a user tool and the user answers in
-    text without calling any tool since and without engaging with the request: a
-    question back engages only when it asks how to perform the request (:data:`CLARIFIES`:
-    what it means, which one, how or where, whether to, what it will do or what the user
-    would lose by it) or what a thing the request names
-    is (:data:`ASKS_WHAT`); an unrelated question, one about cost or time, or one asking
-    for another step instead (:data:`MOVES_ON`) is no engagement. A reply claiming the requested action done (by name, or generically:
+    text without calling any tool since and without engaging with the request: a question
+    back engages only when it asks how to perform the request (:data:`CLARIFIES`: what it
+    means, which one, how or where, whether to, what it will do or what the user would lose
+    by it) or what a thing the request names is (:data:`ASKS_WHAT`); an unrelated question,
+    one about cost or time, or one asking for another step instead (:data:`MOVES_ON`) is no
+    engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
-    ``claims_unexecuted_action``'s failure, not a skip (but a claim naming only other actions,
-    all performed before, reports those: "but I paid the bill already"), and so does the state the requested
-    action leaves, reported ("roaming's on now", :func:`requested_outcome`); another device
-    state reported instead, "still no service", is no claim of the action, and a reply that
-    declines the requested action (:func:`declines`: "a reboot is pointless, the reset's
-    already done") claims another one at most. Applies when an action is requested."""
+    ``claims_unexecuted_action``'s failure, not a skip (but a claim naming only other
+    actions, all performed before, reports those: "but I paid the bill already"), and so
+    does the state the requested action leaves, reported ("roaming's on now",
+    :func:`requested_outcome`); another device state reported instead, "still no service",
+    is no claim of the action, and a reply that declines the requested action
+    (:func:`declines`: "a reboot is pointless, the reset's already done") claims another one
+    at most. Applies when an action is requested."""
 
     name = "skipped_action"
 
