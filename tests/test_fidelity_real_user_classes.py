@@ -3661,7 +3661,7 @@ def test_checking_the_agents_own_figures_is_the_customers(text, as_agent):
     assert speaks_as_agent(text) is as_agent
 
 
-# -- round 45, part 2: a claim of an earlier action is no claim of the requested one -------------------------------
+# -- round 45, part 2: a claim of an earlier action is no claim of the requested one; an AI with a hedge ----------
 @pytest.mark.parametrize("reply, verdict", [
     ("Hmm. I paid that bill already though, so shouldn't it just work?", "fail"),  # the payment made, the SIM not
     ("Hmm. I reseated it already, before you asked.", "pass"),  # a claim of the requested action: not a skip
