@@ -327,7 +327,7 @@ class SkippedAction(_Requests):
         if self.requested:
             requested, self.requested = self.requested, frozenset()
             if not called and not declines(text, self.request_words) and (
-                    (claims_done(text) and not says_not_done(text) and not self._reports_earlier(text, requested))
+                    (claims_done(text) and not says_not_done(text) and not self._reports_earlier(text))
                     or claimed_actions(text, requested) or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
@@ -336,12 +336,12 @@ class SkippedAction(_Requests):
                                     and not MOVES_ON.search(q) for q in questions)
             self.settle_all(turn, not engaged)
 
-    def _reports_earlier(self, text: str, requested: frozenset[str]) -> bool:
-        """True when the actions ``text`` claims by name are all other than the ``requested``
-        ones and all performed before ("but I paid the bill already", when asked to reseat the
-        SIM card after paying it): a report of what the user did, no claim of the request."""
+    def _reports_earlier(self, text: str) -> bool:
+        """True when the actions ``text`` claims by name were all performed before ("but I paid
+        the bill already", when asked to reseat the SIM card after paying it): a report of what
+        the user did (a claim naming a requested action is read as one by the caller)."""
         named = claimed_actions(text, self.tools)
-        return bool(named) and not named & requested and named <= self.feed.called_at.keys()
+        return bool(named) and named <= self.feed.called_at.keys()
 
 
 #: A question about how to perform a requested action: what it means, which one, how or
