@@ -74,7 +74,25 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b127": {"gptstyle75": 1511, "chiclayo": 1512, "ohrid2": 1513, "kaunas": 1514},
          "b128": {"gptstyle76": 1515, "bergamo2": 1516, "haifa2": 1517, "mendoza3": 1518},
          "b129": {"gptstyle77": 1519, "trujillo2": 1520, "skopje": 1521, "bodo": 1522},
-         "b130": {"gptstyle78": 1523, "kassel2": 1524, "nakuru": 1525, "ilorin2": 1526}}
+         "b130": {"gptstyle78": 1523, "kassel2": 1524, "nakuru": 1525, "ilorin2": 1526},
+         "b131": {"gptstyle79": 1527, "jaffna": 1528, "lamu2": 1529, "oaxaca3": 1530},
+         "b132": {"tbilisi3": 1531, "rovaniemi2": 1532, "gptstyle80": 1533, "mombasa3": 1534},
+         "b133": {"gptstyle81": 1535, "arequipa3": 1536, "hobart2": 1537, "kandy2": 1538},
+         "b134": {"sapporo3": 1539, "gptstyle82": 1540, "dakar3": 1541, "agadir": 1542},
+         "b135": {"gptstyle83": 1543, "cuenca2": 1544, "hilo2": 1545, "izmir2": 1546},
+         "b136": {"sligo": 1547, "kazan3": 1548, "gptstyle84": 1549, "puno2": 1550},
+         "b137": {"gptstyle85": 1551, "ushuaia3": 1552, "galway3": 1553, "suva2": 1554},
+         "b138": {"oruro2": 1555, "vaasa2": 1556, "gptstyle86": 1557, "tamale3": 1558},
+         "b139": {"gptstyle87": 1559, "matera2": 1560, "tarija2": 1561, "hue3": 1562},
+         "b140": {"kolkata3": 1563, "bergen3": 1564, "gptstyle88": 1565, "durango2": 1566},
+         "b141": {"gptstyle89": 1567, "antigua3": 1568, "timbuktu2": 1569, "hakodate2": 1570},
+         "b142": {"braga3": 1571, "gptstyle90": 1572, "tulsa2": 1573, "zaria2": 1574},
+         "b143": {"gptstyle91": 1575, "cusco5": 1576, "pokhara3": 1577, "varna2": 1578},
+         "b144": {"ibadan3": 1579, "gptstyle92": 1580, "nazca": 1581, "trondheim2": 1582},
+         "b145": {"gptstyle93": 1583, "moshi2": 1584, "sitka2": 1585, "ghardaia": 1586},
+         "b146": {"tromso4": 1587, "gptstyle94": 1588, "leeds4": 1589, "quetta2": 1590},
+         "b147": {"gptstyle95": 1591, "merida3": 1592, "kisumu2": 1593, "tartu4": 1594},
+         "b148": {"chengdu2": 1595, "gptstyle96": 1596, "oulu2": 1597, "potosi2": 1598}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

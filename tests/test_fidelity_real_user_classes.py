@@ -3686,3 +3686,91 @@ def test_being_an_ai_playing_a_part_with_a_hedge_before_the_article(text, as_age
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is as_agent
+
+
+# -- round 46: a feature said to work badly is a symptom, not a state ---------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("My mobile data works badly, it stops or it is very slow.", ()),
+    ("The wifi calling is working poorly at home.", ()),
+    ("Roaming works only sometimes over here.", ()),
+    ("My mobile data works totally fine, it's the pictures that fail.", (("mobile data", "on"),)),
+    ("The wifi is working fine for once.", (("wifi", "on"),)),
+])
+def test_a_feature_said_to_work_badly_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hi. My mobile data works poorly, it cuts out and is slow. No wifi where I am.", "not_applicable"),
+    ("Hi. My mobile data works perfectly, yet the speed is bad. No wifi where I am.", "fail"),
+])
+def test_describing_the_problem_as_working_badly_is_no_invented_state(opening, verdict):
+    # the scenario's data is off: "works perfectly" vouches for a state nobody saw, "works poorly" is its problem
+    _, _, tracker = _setup("telecom", "[mobile_data_issue]data_mode_off[PERSONA:None]")
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 46: a pause to look a value up, then the value, denies nothing -------------------------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("Hold on till I find it, it's on a note here somewhere... ah, got it: ZWAGYA is the one to cancel.", "pass"),
+    ("One moment, let me look... right, ZWAGYA, that's the trip to cancel.", "pass"),
+    # the pause after the value given is for the other one, still to come: the rest withheld
+    ("ZWAGYA is the one to cancel. Hold on, let me look for the other code.", "fail"),
+])
+def test_a_pause_to_look_up_the_value_then_given_denies_nothing(answer, verdict):
+    assert _withheld(("airline", "airline_cancel_and_add_bag_1"), "Hello, I'd like to cancel one trip and add a bag to another.",
+                     "Sure. What is the reservation number of the trip you want cancelled?", answer, "reservation_id") == [verdict]
+
+
+# -- round 46: an ordinal counting things is no day of the month ----------------------------------------------------
+@pytest.mark.parametrize("text, days", [
+    ("i got 3 reservations, 2 to cancel and the 3rd one to upgrade", frozenset()),
+    ("Of my bookings, the 2nd reservation is the one I mean.", frozenset()),
+    ("This is the 4th time I've written about it.", frozenset()),
+    ("Could I fly on the 3rd instead?", frozenset({3})),
+])
+def test_an_ordinal_counting_things_is_no_day(text, days):
+    from userbench_env.fidelity.language import month_days
+
+    assert month_days(text) == days
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hi, I have three upcoming reservations: two to cancel and the 3rd one to upgrade to business class.", "pass"),
+    ("Hi, I have three upcoming reservations: two to cancel and the one flying on the 3rd to upgrade to business.", "fail"),
+])
+def test_counting_reservations_with_an_ordinal_invents_no_date(opening, verdict):
+    assert _invented("37", [("user", opening)]) == [verdict]
+
+
+# -- round 46: naming the outcome one accepts reports no check ------------------------------------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("Excellent speed, only excellent is okay for me.", frozenset()),
+    ("Only an excellent speed is good enough for us, nothing in between.", frozenset()),
+    ("The speed is excellent now, pages fly.", frozenset({"run_speed_test"})),
+])
+def test_naming_the_outcome_one_accepts_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hola. My mobile data is slow or stops. Excellent speed, only excellent is okay for me. No wifi here.", "not_applicable"),
+    ("Hola. My mobile data was slow, but the speed is excellent now, pages load instantly. No wifi here.", "fail"),
+])
+def test_the_outcome_one_accepts_in_the_opening_claims_no_check(opening, verdict):
+    _, _, tracker = _setup("telecom", "[mobile_data_issue]data_mode_off[PERSONA:None]")
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 46: offering to tell the agent something is the customer's part -------------------------------------------
+@pytest.mark.parametrize("text, as_agent", [
+    ("That makes three cards. Shall I now go through the charges on each card for you?", False),
+    ("Should I read out the numbers on the card for you?", False),
+    ("Shall I put a temporary freeze on the card for you?", True),
+])
+def test_offering_to_tell_the_agent_something_is_the_customers(text, as_agent):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is as_agent

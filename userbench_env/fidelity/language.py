@@ -311,6 +311,20 @@ def offers_later(clause: str) -> bool:
     return REFUSAL.search(clause) is None and all(_LATER.match(clause, m.start()) for m in DENIAL.finditer(clause))
 
 
+#: Pausing to look an item up: "hold on", "one moment", "let me find it" (a put-off of
+#: :data:`DENIAL`, on lower-cased clauses).
+_PAUSE = re.compile(r"hold on\b|one (?:moment|sec|second|minute)\b|let me (?:look|check|find|dig|see if)\b")
+
+
+def pauses_then(text: str) -> tuple[tuple[str, str], ...]:
+    """(clause, what ``text`` says after it) for each clause of :func:`denial_clauses` whose
+    every denial is a pause to look an item up ("hold on now till I find it"; lower-cased): a
+    value after it is the item found ("... ah, here it is: 86e92f639e"), no denial of it."""
+    spoken = _spoken(text)
+    return tuple((c, spoken[spoken.find(c) + len(c):]) for c in denial_clauses(text)
+                 if REFUSAL.search(c) is None and all(_PAUSE.match(c, m.start()) for m in DENIAL.finditer(c)))
+
+
 #: After "don't see" or "don't know", questioning why the item is asked ("I don't see what my
 #: birthday has to do with it", "I don't know why you need that"): a complaint about the
 #: request, no denial of the item.
@@ -465,6 +479,8 @@ _OUR_SIDE = r"(?:me|us|my (?:side|end|part))"
 #: What the agent worked out and said, which the customer checks: "let me check your numbers" (or "your
 #: math", "your figures") is the customer going over the agent's words, not the agent's look at a record.
 _AGENTS_WORKING = r"(?:numbers|math|maths|figures|sums?|arithmetic|calculations?|answer|breakdown|working|reasoning)\b"
+#: Telling the other side something: listing, reading out, giving, sending, spelling, describing.
+_TELLING = r"(?:list|tell|give|send|read|share|spell|describe|provide|show|repeat|go through)"
 #: Speaking as the agent, or about being an AI or a simulated user (on lower-cased text):
 #: (gate words one of which every match contains, pattern), searched only when a gate word occurs.
 #: Patterns each behind gate words, one of which every match of it contains (on lower-cased text).
@@ -567,8 +583,9 @@ _AS_AGENT: Gated = _gated(
      # or offering to look records up for the other side: "want me to pull up which ones are still pending for you?"
      r"|\b(?:want me to|like me to|shall i|should i) (?:pull up|look up|bring up)\b[^.!?]{0,60}?\bfor you\b"
      # the agent's work on a named account object: "I will open the High Yield Savings account for you",
-     # offered as a question too: "shall I apply the temporary freeze to the card for you?"
-     r"|\b(?:(?:i|we) ?(?:can|will|'ll|could)|(?:shall|should) (?:i|we)) (?:\w+ ){1,6}?(?:the|your|a|an) (?:\w+ ){0,3}?"
+     # offered as a question too: "shall I apply the temporary freeze to the card for you?" (offering to tell
+     # the other side something is the customer's part too: "shall I now list the transactions on each card for you?")
+     rf"|\b(?:(?:i|we) ?(?:can|will|'ll|could)|(?:shall|should) (?:i|we)) (?!(?:\w+ )?{_TELLING}\b)(?:\w+ ){{1,6}}?(?:the|your|a|an) (?:\w+ ){{0,3}}?"
      r"(?:account|card|order|reservation|booking|refund|return|exchange|application|dispute|request) for you\b"),
     # announcing the agent's operation on the record, done for the other side: a promise (or an offer) of the
     # operation whose sentence names whom it serves, "for you" or "your" thing ("let me move MRD110 to May 24 for
@@ -1287,7 +1304,10 @@ def numbers(text: str) -> frozenset[str]:
     return frozenset(m.group(0).replace(",", "") for m in _NUMBER.finditer(text))
 
 
-_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b")
+#: A day of the month without a month ("on the 3rd"); not an ordinal counting things, an item of
+#: a list or an occurrence ("the 3rd one", "the 2nd reservation", "the 1st of them", "the 4th time").
+_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of (?:them|those|these)|(?:one|time|reservation|booking|order|item"
+                       r"|flight|trip|bag|passenger|card|option)s?)\b)")
 
 
 @lru_cache(maxsize=_CACHE)

@@ -826,8 +826,11 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
 #: A word that opens another clause, so a state word after it is not the aspect's ("I don't know
 #: what is APN but okay": "okay" agrees, it vouches for no setting).
 _NOT_A_CONJUNCTION = r"(?!(?:but|and|or|so|though|although)\b)"
+#: After "works", a manner of failing: the feature works badly, as the scenario's "not working
+#: properly" says it, is a symptom, not a state ("works poorly", "works only sometimes").
+_FAILING = r"(?! (?:not|badly|poorly|slowly|slow|barely|intermittently|(?:only )?sometimes|on and off|off and on|terribly|horribly|awfully)\b)"
 #: A feature said to work, after its name ("works", "is working fine", "'s still working").
-_WORKING = r"(?: works|(?:'s| is)(?: still| now| already)? working)\b(?! not\b)"
+_WORKING = rf"(?: works|(?:'s| is)(?: still| now| already)? working)\b{_FAILING}"
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -863,7 +866,7 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                       r"(?:fine|normal|ok|okay|correct|right|default|good)\b"),
         # mobile data as the status bar shows it, or working as a user says it
         ("mobile data", "on", rf"{_BAR}data enabled|"
-                             r"\bmobile data (?:works|is working|'s working|is fine|'s fine)\b(?! not\b)"),
+                             rf"\bmobile data (?:works|is working|'s working|is fine|'s fine)\b{_FAILING}"),
         # another feature working, as a user says it: it is on ("the wifi works fine"; not working is a symptom)
         ("wifi", "on", rf"\bwi-?fi{_WORKING}"),
         ("wifi calling", "on", rf"\bwi-?fi calling{_WORKING}"),
@@ -1034,7 +1037,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: through"), or only hoping for it, expecting it, wanting it (as a purpose too: "so I can send
 #: pictures again"), demanding it ("it had better be faster"), assuming it or taking the agent's
 #: word for it ("I'll take it MMS goes through now", "my criterion is a speed test that says
-#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), putting it
+#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), naming it as
+#: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it
 #: ahead ("I'll check the speed later"), or naming it as what a check to come is for ("I'll run a
 #: speed test to make sure it's excellent", "to confirm I'm getting excellent speed").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
@@ -1044,7 +1048,8 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
                        r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)|better be|so (?:that )?(?:i|we) can|"
-                       r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to)\b"
+                       r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"
+                       r"accept\w*|settle for|(?:okay|ok|fine|good enough) (?:for|with|by) (?:me|us))\b"
                        r"|n't\b|'ll\b")
 
 

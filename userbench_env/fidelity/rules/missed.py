@@ -18,6 +18,7 @@ from userbench_env.fidelity.language import (
     KIND_WORDS,
     mentioned_kinds,
     offers_later,
+    pauses_then,
     said_key,
     question_clauses,
     speaks_as_agent,
@@ -48,8 +49,10 @@ class Withholding(_Watches):
       borderline: marked for the judge, :meth:`Rule.unsure`);
     * it states some of several values and denies the rest (in a clause that asks nothing:
       "... on my other reservation?" asks about it; offering the rest for later denies
-      nothing: :func:`~userbench_env.fidelity.language.offers_later`), or answers with
-      only a part of the value (a first name for a full name), or, asked for two items,
+      nothing: :func:`~userbench_env.fidelity.language.offers_later`, nor does a pause to
+      look up a value the answer then gives:
+      :func:`~userbench_env.fidelity.language.pauses_then`), or answers with only a part
+      of the value (a first name for a full name), or, asked for two items,
       names and gives the other one, denying nothing and asking nothing back, and leaves this one out
       ("Could you provide your user ID and reservation ID?" "My reservation ID is HXDUBJ."):
       partial answers.
@@ -127,8 +130,10 @@ class Withholding(_Watches):
             elif stated == len(values):
                 outcomes.append((cid, _PASS))
             elif stated:  # a partial answer: withheld when the rest is denied (a question denies nothing,
-                # nor does offering the rest for later: "I can tell you that one later when you need it")
-                denied = {c for c in denial_clauses(text) if not offers_later(c)} - set(question_clauses(text))
+                # nor does offering the rest for later, "I can tell you that one later when you need it", nor a
+                # pause to look up the value it then gives, "hold on till I find it ... here it is: 86e92f639e")
+                found = {c for c, after in pauses_then(text) if any(v and v in said_key(address_form(after)) for v in values)}
+                denied = {c for c in denial_clauses(text) if not offers_later(c)} - set(question_clauses(text)) - found
                 outcomes.append((cid, _FAIL if denied else _PASS))
             elif gives_other and kind not in mentioned and (pair - {kind}) & mentioned:
                 outcomes.append((cid, _FAIL))  # gave another item and left this one out: a partial answer
