@@ -92,7 +92,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b145": {"gptstyle93": 1583, "moshi2": 1584, "sitka2": 1585, "ghardaia": 1586},
          "b146": {"tromso4": 1587, "gptstyle94": 1588, "leeds4": 1589, "quetta2": 1590},
          "b147": {"gptstyle95": 1591, "merida3": 1592, "kisumu2": 1593, "tartu4": 1594},
-         "b148": {"chengdu2": 1595, "gptstyle96": 1596, "oulu2": 1597, "potosi2": 1598}}
+         "b148": {"chengdu2": 1595, "gptstyle96": 1596, "oulu2": 1597, "potosi2": 1598},
+         "b149": {"gptstyle97": 1599, "samarkand2": 1600, "juneau": 1601, "recife3": 1602},
+         "b150": {"mandalay3": 1603, "gptstyle98": 1604, "aarhus3": 1605, "cebu3": 1606},
+         "b151": {"gptstyle99": 1607, "iquique": 1608, "kigali3": 1609, "lhasa2": 1610},
+         "b152": {"porto4": 1611, "gptstyle100": 1612, "yangon2": 1613, "hobart3": 1614},
+         "b153": {"gptstyle101": 1615, "arica2": 1616, "dodoma2": 1617, "tromso5": 1618},
+         "b154": {"sucre3": 1619, "gptstyle102": 1620, "bremen3": 1621, "hue4": 1622}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3774,3 +3774,30 @@ def test_offering_to_tell_the_agent_something_is_the_customers(text, as_agent):
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is as_agent
+
+
+# -- round 47: a symptom named as the problem is no state -----------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Great news, it looks like the No Service problem is fixed!", ()),
+    ("So that 'no signal' issue was the APN all along?", ()),
+    ("The status bar still says No Service.", (("signal", "off"),)),
+])
+def test_a_symptom_named_as_the_problem_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Rebooted. Excellent bars, so it looks like the No Service problem is fixed!", "pass"),
+    ("Rebooted. Excellent bars, but still no service, I'm afraid.", "fail"),
+])
+def test_naming_the_fixed_problem_states_no_signal(reply, verdict):
+    # the reboot's result shows the signal back: the problem named is no state the user claims
+    _, world, tracker = _setup("telecom", "[service_issue]break_apn_settings[PERSONA:None]")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my phone has had no service since this morning.")])
+    tracker.agent_text(2, "Could you please run reset_apn_settings on your side with these arguments: {}?")
+    _user_call(world, tracker, 3, "reset_apn_settings")
+    tracker.user_text(3, "Okay, it says they will reset at reboot.")
+    tracker.agent_text(4, "Could you please run reboot_device on your side with these arguments: {}?")
+    _user_call(world, tracker, 5, "reboot_device")
+    tracker.user_text(5, reply)
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]

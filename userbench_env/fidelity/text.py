@@ -838,7 +838,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         # "the signal has come back" (not "the signal is not good", nor "the service will come back": a hope)
         ("signal", "off", rf"{_BAR}(?:no signal|airplane mode)|"
                           r"cellular signal: none|cellular connection: no_service"
-                          r"|\bno (?:signal|service|bars|reception)\b"),
+                          # (not the symptom named as the problem: "the No Service problem is fixed")
+                          r"|\bno (?:signal|service|bars|reception)\b(?!['\"]? (?:problem|issue|error|trouble|thing|situation)s?\b)"),
         ("signal", "on", rf"{_BAR}\U0001f4f6|"
                          r"cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
