@@ -3519,8 +3519,10 @@ def test_voicing_a_persona_set_among_the_instructions_is_no_recital(opening, ver
 
 
 # -- round 44: what a user's own tools set, a question without its mark, a figure of speech -------------------------
-@pytest.mark.parametrize("reset, verdict", [(True, "pass"), (False, "fail")])
-def test_a_state_the_users_own_reset_left_is_supported(reset, verdict):
+def _rebooted(reset: bool, reply: str) -> RuleTracker:
+    """The tracker of a telecom task whose APN settings are broken, after the user (with no
+    service) resets them when ``reset``, reboots, and answers ``reply`` to the reboot's result
+    (the signal back when the settings were reset)."""
     _, world, tracker = _setup("telecom", "[service_issue]break_apn_settings[PERSONA:None]")
     _play(tracker, [("agent", GREETING), ("user", "Hi, my phone has had no service since this morning.")])
     if reset:
@@ -3529,7 +3531,13 @@ def test_a_state_the_users_own_reset_left_is_supported(reset, verdict):
         tracker.user_text(3, "Okay, it says they will reset at reboot.")
     tracker.agent_text(4, "Could you please run reboot_device on your side with these arguments: {}?")
     _user_call(world, tracker, 5, "reboot_device")
-    tracker.user_text(5, "Rebooted. The status bar shows Excellent, 5G, data enabled.")
+    tracker.user_text(5, reply)
+    return tracker
+
+
+@pytest.mark.parametrize("reset, verdict", [(True, "pass"), (False, "fail")])
+def test_a_state_the_users_own_reset_left_is_supported(reset, verdict):
+    tracker = _rebooted(reset, "Rebooted. The status bar shows Excellent, 5G, data enabled.")
     tracker.agent_text(6, DONE)
     # no result shows the APN settings: only the user's own reset vouches for them
     tracker.user_text(7, "Thank you! So to sum up, the APN settings were reset with a reboot. That's all from me.")
@@ -3792,12 +3800,4 @@ def test_a_symptom_named_as_the_problem_states_nothing(text, states):
 ])
 def test_naming_the_fixed_problem_states_no_signal(reply, verdict):
     # the reboot's result shows the signal back: the problem named is no state the user claims
-    _, world, tracker = _setup("telecom", "[service_issue]break_apn_settings[PERSONA:None]")
-    _play(tracker, [("agent", GREETING), ("user", "Hi, my phone has had no service since this morning.")])
-    tracker.agent_text(2, "Could you please run reset_apn_settings on your side with these arguments: {}?")
-    _user_call(world, tracker, 3, "reset_apn_settings")
-    tracker.user_text(3, "Okay, it says they will reset at reboot.")
-    tracker.agent_text(4, "Could you please run reboot_device on your side with these arguments: {}?")
-    _user_call(world, tracker, 5, "reboot_device")
-    tracker.user_text(5, reply)
-    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+    assert _verdicts(_rebooted(True, reply), "unsupported_device_state") == [verdict]
