@@ -348,6 +348,8 @@ def test_talk_about_oneself_touching_sentences_by_an_everyday_word_each_is_no_re
 
 # -- round 5: an outcome only a check can tell --------------------------------------------------------
 _DATA_SAVER = "[mobile_data_issue]data_saver_mode_on[PERSONA:Easy]"
+#: A telecom task whose mobile data is off.
+_DATA_OFF = "[mobile_data_issue]data_mode_off[PERSONA:None]"
 
 
 @pytest.mark.parametrize("text, checks", [
@@ -3714,7 +3716,7 @@ def test_a_feature_said_to_work_badly_states_nothing(text, states):
 ])
 def test_describing_the_problem_as_working_badly_is_no_invented_state(opening, verdict):
     # the scenario's data is off: "works perfectly" vouches for a state nobody saw, "works poorly" is its problem
-    _, _, tracker = _setup("telecom", "[mobile_data_issue]data_mode_off[PERSONA:None]")
+    _, _, tracker = _setup("telecom", _DATA_OFF)
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "unsupported_device_state") == [verdict]
 
@@ -3767,7 +3769,7 @@ def test_naming_the_outcome_one_accepts_reports_no_check(text, checks):
     ("Hola. My mobile data was slow, but the speed is excellent now, pages load instantly. No wifi here.", "fail"),
 ])
 def test_the_outcome_one_accepts_in_the_opening_claims_no_check(opening, verdict):
-    _, _, tracker = _setup("telecom", "[mobile_data_issue]data_mode_off[PERSONA:None]")
+    _, _, tracker = _setup("telecom", _DATA_OFF)
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "unsupported_device_state") == [verdict]
 
