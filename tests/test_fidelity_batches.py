@@ -98,7 +98,20 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b151": {"gptstyle99": 1607, "iquique": 1608, "kigali3": 1609, "lhasa2": 1610},
          "b152": {"porto4": 1611, "gptstyle100": 1612, "yangon2": 1613, "hobart3": 1614},
          "b153": {"gptstyle101": 1615, "arica2": 1616, "dodoma2": 1617, "tromso5": 1618},
-         "b154": {"sucre3": 1619, "gptstyle102": 1620, "bremen3": 1621, "hue4": 1622}}
+         "b154": {"sucre3": 1619, "gptstyle102": 1620, "bremen3": 1621, "hue4": 1622},
+         "b155": {"narvik": 1623, "tartu": 1624, "gptstyle103": 1625, "gptstyle104": 1626},
+         "b156": {"parma": 1627, "cuenca": 1628, "gptstyle105": 1629, "fes": 1630},
+         "b157": {"gptstyle106": 1631, "salvador2": 1632, "jaipur2": 1633, "hanoi4": 1634},
+         "b158": {"gptstyle107": 1635, "tromso6": 1636, "bordeaux": 1637, "mbeya": 1638},
+         "b159": {"gptstyle108": 1639, "rosario3": 1640, "tabriz": 1641, "gptstyle109": 1642},
+         "b160": {"ushuaia2": 1643, "vigo": 1644, "gptstyle110": 1645, "gptstyle111": 1646},
+         "b161": {"natal3": 1647, "arusha3": 1648, "lucerne": 1649, "oruro": 1650},
+         "b162": {"gptstyle112": 1651, "gptstyle113": 1652, "cusco6": 1653, "tromso7": 1654},
+         "b163": {"baku2": 1655, "quetta": 1656, "nantes": 1657, "gptstyle114": 1658},
+         "b164": {"gptstyle115": 1659, "gptstyle116": 1660, "hobart4": 1661, "merida2": 1662},
+         "b165": {"kyoto3": 1663, "assisi": 1664, "gptstyle117": 1665, "lima5": 1666},
+         "b166": {"gptstyle118": 1667, "gptstyle119": 1668, "osaka4": 1669, "puno": 1670},
+         "b167": {"tamale": 1671, "limerick3": 1672, "gptstyle120": 1673, "rhodes2": 1674}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

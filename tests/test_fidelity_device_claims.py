@@ -110,7 +110,8 @@ def test_a_question_about_a_state_asserts_none(text):
 
 
 @pytest.mark.parametrize("text, current", [
-    ("network mode is set to 2G/3G", {("network", "2g"), ("network", "3g")}),
+    # (a pair of generations names the preference: round 48)
+    ("network mode is set to 2G/3G", {("network preference", "2g"), ("network preference", "3g")}),
     ("it's only getting 3G", {("network", "3g")}),
     ("camera permission isn't granted", {("permission camera", "off")}),
     ("the app doesn't have permission to use storage", {("permission storage", "off")}),

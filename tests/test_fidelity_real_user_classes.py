@@ -3803,3 +3803,118 @@ def test_a_symptom_named_as_the_problem_states_nothing(text, states):
 def test_naming_the_fixed_problem_states_no_signal(reply, verdict):
     # the reboot's result shows the signal back: the problem named is no state the user claims
     assert _verdicts(_rebooted(True, reply), "unsupported_device_state") == [verdict]
+
+
+# -- round 48: a clause saying where or which is no value of the item named ------------------------------------------
+@pytest.mark.parametrize("text, values", [
+    ("I just want to be sure the Springfield address is where #W2702727 will ship.", ()),
+    ("My email is whichever one you have on my account.", ()),
+    ("The phone number is how you reached me before.", ()),
+    ("The new address is 1234 Elm St, Springfield.", (("address", "1234 Elm St"),)),
+])
+def test_a_clause_saying_where_or_which_is_no_value(text, values):
+    assert labelled_values(text) == values
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Okay. I just want to be sure the Springfield address is where #W2702727 will ship.", "pass"),
+    ("Okay. I just want to be sure the order ships to my address, 77 Birch Road in Springfield.", "fail"),
+])
+def test_saying_where_an_order_ships_invents_no_address(reply, verdict):
+    # retail task 59: the user's scenario gives the order ids and the new address, 1234 Elm St
+    _, _, tracker = _setup("retail", "59")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to move order #W2702727 to 1234 Elm St, Springfield, IL."),
+                    ("agent", "Done. Is there anything else I can help you with?"), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 48: what the scenario says to state up front is no paste of the brief -----------------------------------
+_UPFRONT_OPENING = ("Hi! I'm looking for a credit card to use for my everyday purchases. My hard requirements are a card "
+                    "with 1.5% foreign transaction fee or lower, a minimum payment percentage of 1.5% or lower of my "
+                    "statement balance so I don't have to pay back my full statement at once, and the virtual card "
+                    "management feature. I trade cryptocurrency full time, my annual income is $95,000, I do not have a "
+                    "Rho-Bank+ subscription, and I have a credit score of 540.")
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    (_UPFRONT_OPENING, "pass"),
+    # the instructions after the up-front paragraph, pasted too
+    (_UPFRONT_OPENING + " After I receive enough information to make a decision, I will immediately apply for a credit "
+     "card on my own, and there is no need to respond to the agent, or ask for instructions on how to apply.", "fail"),
+])
+def test_the_information_to_provide_upfront_in_the_scenarios_words_is_no_paste(opening, verdict):
+    # banking task 6: "... You have a credit score of 540. ... This is all information you should provide upfront."
+    _, _, tracker = _setup("banking", "task_006")
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 48: the first choice of a question asks, it states nothing ------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Should I turn Data Saver off too, or is it fine to leave it?", ()),
+    ("Is roaming on, or should I switch it on myself?", ()),
+    ("I turned data saver off, or tried to. Is that right?", (("data saver", "off"),)),
+])
+def test_the_first_choice_of_a_question_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Rebooted. Excellent bars. Should I turn Airplane Mode on again, or is it fine to leave it?", "pass"),
+    ("Rebooted. Excellent bars, and Airplane Mode is on. Is it fine to leave it?", "fail"),
+])
+def test_asking_whether_to_change_a_setting_claims_no_state(reply, verdict):
+    assert _verdicts(_rebooted(True, reply), "unsupported_device_state") == [verdict]
+
+
+# -- round 48: a pair of generations, or a mode named a setting, is the preference ----------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("the network is on the 4G/5G setting", (("network preference", "4g"), ("network preference", "5g"))),
+    ("It's on the 5G option now.", (("network preference", "5g"),)),
+    ("The status bar shows 5G.", (("network", "5g"),)),
+])
+def test_a_pair_of_generations_or_a_setting_is_the_preference(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("So to recap: airplane mode is off and the network is on the 4G/5G setting.", "pass"),
+    ("So to recap: airplane mode is off and the network is on 3G.", "fail"),
+])
+def test_recapping_the_preference_set_claims_no_network(reply, verdict):
+    # the latest result's status bar shows 5G in use: only the preference set vouches for "4G/5G"
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."),
+                    ("agent", "Could you please run set_network_mode_preference on your side with these arguments: "
+                              '{"mode": "4g_5g_preferred"}?')])
+    _user_call(world, tracker, 2, "set_network_mode_preference", {"mode": "4g_5g_preferred"})
+    _play(tracker, [("user", "Done, the preferred mode is set."),
+                    ("agent", "Could you please run toggle_airplane_mode on your side with these arguments: {}?")])
+    _user_call(world, tracker, 4, "toggle_airplane_mode")
+    tracker.user_text(4, reply)
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 48: a length of time describing what one compares with is no claim ----------------------------------------
+@pytest.mark.parametrize("text, counts", [
+    ("Slower than a Bitcoin block at 10 minutes, but acceptable.", frozenset()),
+    ("Ah, perfect, quick like ceviche, five minutes and ready!", frozenset()),
+    ("It looks like a 3-hour delay to me.", frozenset({"3"})),
+    ("We sat there like idiots for 4 hours.", frozenset({"4"})),
+    ("I waited longer than 3 hours.", frozenset({"3"})),
+])
+def test_a_length_of_time_of_what_one_compares_with_is_no_claim(text, counts):
+    from userbench_env.fidelity.language import durations
+
+    assert durations(text, False) == counts
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Done? That was faster than a pit stop at 3 minutes, thank you!", "pass"),
+    ("Done? Quick like a pit stop, three minutes flat! Thank you.", "pass"),
+    ("Done? Good, though I had waited 45 minutes on hold before you picked up.", "fail"),
+])
+def test_comparing_the_service_with_something_timed_invents_nothing(reply, verdict):
+    assert _invented("37", [("user", "Hi, I'd like to upgrade my reservation to business class."),
+                            ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                            ("user", reply)]) == [verdict]

@@ -325,13 +325,17 @@ def from_blueprint(
     copied = copied_sentences(blueprint)
     up_front = gives_details_up_front(blueprint)
     if max(len(sentences), len(verbatim), len(copied)) >= DUMP_MIN_SENTENCES:
+        # what a faithful user says of its request, and what the scenario tells it to state at once ("This is
+        # all information you should provide upfront"): the scenario's wording a paste goes beyond
+        opening, further = request_sentences(blueprint)
+        stated_anyway = [*opening, *further, *upfront_sentences(blueprint)]
         criteria.append(_criterion("dumps_blueprint", "premature_disclosure/dumps_blueprint",
                                    "The user never recites two or more sentences of the scenario in one message "
                                    "(its constraints, fallback plans or persona notes, in any wording).",
                                    sentences=sentences, fallback=reason_parts(blueprint)[1], verbatim=verbatim, copied=copied,
-                                   # the scenario's wording a pasting message repeats, and the request a user opens with
+                                   # the scenario's wording a pasting message repeats, and what a user states anyway
                                    pasted=[] if up_front else paste_sources(blueprint),
-                                   opening=[normalize(s).strip() for said in request_sentences(blueprint) for s in said],
+                                   opening=[normalize(s).strip() for s in stated_anyway],
                                    persona=[s for s in sentences
                                             if (blueprint.persona and s in blueprint.persona) or manner_note(s)],
                                    quoted=quoted_lines(blueprint),

@@ -862,8 +862,10 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: be spelled", "my address is going to change"), nor a judgement by degree ("the status name is
 #: little pessimistic", "my email's kinda long"), nor
 #: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
-#: mode is 4G/5G").
+#: mode is 4G/5G"), nor a clause saying which place, time or thing it is ("the Springfield address is
+#: where #W27 will ship", "my email is whichever you have").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
+                          r"where|which|who|whom|whose|when|how|why|"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
@@ -1003,21 +1005,39 @@ _DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|ev
 _TIME_UNIT = re.compile(r"min|hour|hr|day|week|month|year")
 
 
+#: "like" as in a simile, not after a verb of seeming, being or lasting ("looks like a 3-hour delay",
+#: "it's been like a good two hours", "took like a whole afternoon, 5 hours" speak of the user's own case).
+_LIKE = (r"(?<!look )(?<!looks )(?<!looked )(?<!seem )(?<!seems )(?<!sound )(?<!sounds )(?<!feel )(?<!feels )"
+         r"(?<!felt )(?<!been )(?<!was )(?<!is )(?<!'s )(?<!took )(?<!takes )(?<!lasted )(?<!waited )\blike")
+#: What a comparison is made with, just before a length of time that describes it: "than" and
+#: one to three words then "at" ("slower than a Bitcoin block at 10 minutes"), or a simile's
+#: "like" and one to three words then a comma ("quick like ceviche, five minutes and ready").
+_COMPARED = re.compile(rf"(?:\bthan(?:\s+[a-z'-]+){{1,3}}\s+at|{_LIKE}(?:\s+[a-z'-]+){{1,3}},)\s*$")
+
+
 @lru_cache(maxsize=_CACHE)
 def durations(text: str, ahead: bool = True) -> frozenset[str]:
     """The counts of the lengths of time ``text`` writes (:data:`_DURATION`; both ends of a
     range), two or more (one is as often an idiom: "one day I'll ..."), as digits ("four
-    hours" gives "4"); without ``ahead``, those of a time ahead, denied or taken in general
-    left out ("give me 5 minutes", "in two days", "not two weeks", "a block takes ten
-    minutes"): what the text states of a time gone or taken ("delayed 5 hours", "waited two
-    weeks")."""
+    hours" gives "4"); without ``ahead``, those of a time ahead, denied, taken in general or
+    of what the text compares with left out ("give me 5 minutes", "in two days", "not two
+    weeks", "a block takes ten minutes", "slower than a Bitcoin block at 10 minutes":
+    :func:`_compared`): what the text states of a time gone or taken ("delayed 5 hours",
+    "waited two weeks")."""
     low = _plain(text)
     if _TIME_UNIT.search(low) is None:
         return frozenset()
-    counts = (count for m in _DURATION.finditer(low) if ahead or m.group("ahead") is None
+    counts = (count for m in _DURATION.finditer(low)
+              if ahead or (m.group("ahead") is None and not _compared(low, m.start("count")))
               for count in _RANGE_JOIN.split(m.group("count")))
     return frozenset(str(n) for n in (int(c) if c.isdigit() else spoken_number(c) for c in counts)
                      if n is not None and n >= 2)
+
+
+def _compared(text: str, start: int) -> bool:
+    """True when the length of time whose count is at ``start`` of ``text`` describes what the
+    text compares with (:data:`_COMPARED`, in the 40 characters before it)."""
+    return _COMPARED.search(text, max(0, start - 40), start) is not None
 
 
 #: What joins the two counts of a range ("5-7", "two or three").

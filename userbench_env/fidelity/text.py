@@ -720,14 +720,24 @@ _CLAUSE_END = re.compile(r"[.!?\n,;]")
 _INDIRECT_QUESTION = re.compile(rf"\b(?:{_FINDING_OUT}|tell me|tell us|ask|asking|sure)\s+(?:whether|if)\b")
 
 
+#: The end of a sentence.
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
 def _asked(text: str, start: int, end: int) -> bool:
-    """True when the clause of ``text`` going on at ``end`` is a question (ends with "?"),
-    or its sentence asks it indirectly before ``start`` (:data:`_INDIRECT_QUESTION`)."""
+    """True when the clause of ``text`` going on at ``end`` is a question (ends with "?"), or
+    the first choice of one ("Should I turn Data Saver off, or is it fine to leave it?": its
+    clause goes on with ", or" and its sentence ends with "?"), or its sentence asks it
+    indirectly before ``start`` (:data:`_INDIRECT_QUESTION`)."""
     if "?" not in text and " if " not in text and "whether" not in text:
         return False  # (a cheap gate: most texts ask nothing)
     stop = _CLAUSE_END.search(text, end)
     if stop is not None and stop.group(0) == "?":
         return True
+    if stop is not None and stop.group(0) == "," and text.startswith(" or ", stop.end()):
+        close = _SENTENCE_END.search(text, stop.end())
+        if close is not None and close.group(0) == "?":
+            return True  # (else its sentence may still ask it indirectly)
     sentence_start = max(text.rfind(c, 0, start) for c in ".!?\n")
     return _INDIRECT_QUESTION.search(text, sentence_start + 1, start) is not None
 
@@ -884,9 +894,11 @@ _NETWORK = re.compile(r"(?:network mode preference|preferred network mode set to
                       r"network mode(?:'s| is)?(?: \w+){0,3}?) (?:only |just |the )?"
                       r"((?:[2-5]g|lte)(?:\s*(?:/|or|and|-)\s*(?:[2-5]g|lte))*)\b")
 #: A network mode named as the phone's preference, in its name, just after it or just before it ("Preferred
-#: Network Mode set to: 4g_5g_preferred", "4G/5G preferred", "network preference set to 4G"): the setting,
-#: not the network the status bar shows in use.
-_PREFERENCE_AFTER = re.compile(r"[\s_]*prefer")
+#: Network Mode set to: 4g_5g_preferred", "4G/5G preferred", "the 4G/5G setting", "network preference set to
+#: 4G"), or as a pair of generations, which only a preference names ("the network is on 4G/5G"; a status bar
+#: shows one): the setting, not the network the status bar shows in use.
+_PREFERENCE_AFTER = re.compile(r"[\s_]*(?:prefer|setting|option)")
+_GENERATION_PAIR = re.compile(r"(?:[2-5]g|lte)\s*/\s*(?:[2-5]g|lte)")
 _PREFERENCE_BEFORE = re.compile(r"\bprefer\w*(?: [\w-]+){0,2} ?$")
 #: An app permission: the names a result lists or a user gives ("storage permission", "sms access").
 _PERMISSION_NAME = r"(sms|storage|phone|network|camera|location|contacts|microphone|notifications?|(?:all|every)(?: the)?)"
@@ -939,7 +951,8 @@ def _aspects(text: str) -> list[tuple[str, str, bool]]:
     for m in (_NETWORK.finditer(text) if gated(_NETWORK_GATES, text) else ()):
         if _NEG_LEAD.search(text, max(0, m.start() - 30), m.start()) is None and not _unasserted(text, m.start(), m.end()):
             mode, past = next(g for g in m.groups() if g), _earlier(text, m.start(), m.end())
-            aspect = "network preference" if ("prefer" in m.group(0) or _PREFERENCE_AFTER.match(text, m.end())
+            aspect = "network preference" if ("prefer" in m.group(0) or _GENERATION_PAIR.search(mode)
+                                              or _PREFERENCE_AFTER.match(text, m.end())
                                               or _PREFERENCE_BEFORE.search(text, max(0, m.start() - 40), m.start())) else "network"
             out += [(aspect, g, past) for g in re.findall(r"[2-5]g|lte", mode.replace("lte", "4g"))]
     if not gated(_PERMISSION_GATES, text):

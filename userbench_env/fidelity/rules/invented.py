@@ -274,7 +274,9 @@ def statement(text: str) -> Statement:
                      answer_codes(text),
                      bool(numeric[1] or numeric[2]) and _ADJACENT_DAY.search(text) is not None,
                      bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric),
-                     durations(stated_part(text), False) if durations(text) else frozenset(),
+                     # (read in the whole text too: the stated part joins its parts without their commas,
+                     # which mark a simile's standard, "quick like ceviche, five minutes and ready")
+                     durations(stated_part(text), False) & durations(text, False) if durations(text) else frozenset(),
                      worked_amounts(text) if numeric[3] else frozenset())
 
 
