@@ -111,7 +111,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b164": {"gptstyle115": 1659, "gptstyle116": 1660, "hobart4": 1661, "merida2": 1662},
          "b165": {"kyoto3": 1663, "assisi": 1664, "gptstyle117": 1665, "lima5": 1666},
          "b166": {"gptstyle118": 1667, "gptstyle119": 1668, "osaka4": 1669, "puno": 1670},
-         "b167": {"tamale": 1671, "limerick3": 1672, "gptstyle120": 1673, "rhodes2": 1674}}
+         "b167": {"tamale": 1671, "limerick3": 1672, "gptstyle120": 1673, "rhodes2": 1674},
+         "b168": {"gptstyle121": 1675, "gptstyle122": 1676, "cork3": 1677, "santiago4": 1678},
+         "b169": {"fez2": 1679, "gptstyle123": 1680, "galway4": 1681, "jeddah": 1682}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -3918,3 +3918,34 @@ def test_comparing_the_service_with_something_timed_invents_nothing(reply, verdi
     assert _invented("37", [("user", "Hi, I'd like to upgrade my reservation to business class."),
                             ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
                             ("user", reply)]) == [verdict]
+
+
+# -- round 49: what one thought a step would do asserts no state --------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("Hmm, I'd have thought doing that would bring the signal back.", ()),
+    ("I supposed a restart should get my bars back, but no.", ()),
+    ("Doing that brought the signal back.", (("signal", "on"),)),
+])
+def test_what_one_thought_a_step_would_do_states_nothing(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Rebooted, but still no bars. I'd have thought a reboot would bring the signal back.", "pass"),
+    ("Rebooted, and the reboot brought the signal back.", "fail"),
+])
+def test_an_expectation_the_result_disappointed_claims_no_signal(reply, verdict):
+    # without the reset, the reboot's result shows no signal
+    assert _verdicts(_rebooted(False, reply), "unsupported_device_state") == [verdict]
+
+
+# -- round 49: "paid for" closing its clause names a purchase, not a payment made ---------------------------------------
+@pytest.mark.parametrize("text, claims", [
+    ("One bar and 2G... this is not the service I paid for, my friend.", set()),
+    ("Is that really what I paid for?", set()),
+    ("I paid for the overdue bill this morning.", {"make_payment"}),
+])
+def test_what_one_paid_for_claims_no_payment(text, claims):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["make_payment"]) == claims

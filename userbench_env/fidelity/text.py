@@ -743,9 +743,11 @@ def _asked(text: str, start: int, end: int) -> bool:
 
 
 #: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
-#: would bring the signal back").
-_HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed)\b")
-_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers")
+#: would bring the signal back"), as is what one thought something would do ("I'd have thought turning
+#: airplane mode off would bring the signal back").
+_HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed"
+                    r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b))\b")
+_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed")
 
 
 def _unasserted(text: str, start: int, end: int) -> bool:
@@ -1119,7 +1121,9 @@ _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
         (r"\bi(?:'ve| have)? (?:just )?granted\b|\bi(?:'ve| have)? (?:just )?(?:gave|given|allowed|let|said yes|approved|okayed|"
          r"ok'?d|accepted|ticked|checked|enabled|turned on|switched on)\b[^.!?\n]{0,30}\b(?:permission|access)\b",
          ("grant_app_permission",)),
-        (r"\bi(?:'ve| have)? (?:just )?(?:made|paid)\b[^.!?\n]{0,20}\bpayment\b|\bi(?:'ve| have)? paid\b", ("make_payment",)),
+        # (not "paid for" closing its clause: "the saffron I paid for" names a purchase)
+        (r"\bi(?:'ve| have)? (?:just )?(?:made|paid)\b[^.!?\n]{0,20}\bpayment\b"
+         r"|\bi(?:'ve| have)? paid\b(?! for\s*(?:[,.!?;:)]|$))", ("make_payment",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:changed|set)\b[^.!?\n]{0,20}\bnetwork mode\b", ("set_network_mode_preference",)),
         (r"\bi(?:'ve| have)? (?:just )?ran\b[^.!?\n]{0,20}\bspeed test\b", ("run_speed_test",)),
         (r"\bi(?:'ve| have)? (?:just )?applied for\b", ("apply_for_credit_card",)),
