@@ -276,7 +276,7 @@ def statement(text: str) -> Statement:
                      bool(numeric[3]) and _PER_ITEM.search(text) is not None, any(numeric),
                      # (read in the whole text too: the stated part joins its parts without their commas,
                      # which mark a simile's standard, "quick like ceviche, five minutes and ready")
-                     durations(stated_part(text), False) & durations(text, False) if durations(text) else frozenset(),
+                     durations(stated_part(text), False) & whole if (whole := durations(text, False)) else frozenset(),
                      worked_amounts(text) if numeric[3] else frozenset())
 
 
