@@ -113,7 +113,28 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b166": {"gptstyle118": 1667, "gptstyle119": 1668, "osaka4": 1669, "puno": 1670},
          "b167": {"tamale": 1671, "limerick3": 1672, "gptstyle120": 1673, "rhodes2": 1674},
          "b168": {"gptstyle121": 1675, "gptstyle122": 1676, "cork3": 1677, "santiago4": 1678},
-         "b169": {"fez2": 1679, "gptstyle123": 1680, "galway4": 1681, "jeddah": 1682}}
+         "b169": {"fez2": 1679, "gptstyle123": 1680, "galway4": 1681, "jeddah": 1682},
+         "b170": {"gptstyle124": 1683, "nicosia": 1684, "gptstyle125": 1685, "valletta": 1686},
+         "b171": {"gptstyle126": 1687, "kathmandu": 1688, "gptstyle127": 1689, "inverness": 1690},
+         "b172": {"gptstyle128": 1691, "cartagena": 1692, "gptstyle129": 1693, "fremantle": 1694},
+         "b173": {"gptstyle130": 1695, "tangier": 1696, "gptstyle131": 1697, "whitby": 1698},
+         "b174": {"gptstyle132": 1699, "mopti": 1700, "gptstyle133": 1701, "hokitika": 1702},
+         "b175": {"gptstyle134": 1703, "sarajevo": 1704, "gptstyle135": 1705, "yorkton": 1706},
+         "b176": {"gptstyle136": 1707, "arequipa4": 1708, "gptstyle137": 1709, "lofoten": 1710},
+         "b177": {"gptstyle138": 1711, "tashkent": 1712, "gptstyle139": 1713, "cornwall": 1714},
+         "b178": {"gptstyle140": 1715, "gaborone": 1716, "gptstyle141": 1717, "ljubljana": 1718},
+         "b179": {"gptstyle142": 1719, "cuiaba": 1720, "gptstyle143": 1721, "galle": 1722},
+         "b180": {"gptstyle144": 1723, "tamatave": 1724, "gptstyle145": 1725, "dundee": 1726},
+         "b181": {"gptstyle146": 1727, "oaxaca4": 1728, "gptstyle147": 1729, "bulawayo": 1730},
+         "b182": {"gptstyle148": 1731, "trabzon": 1732, "gptstyle149": 1733, "launceston": 1734},
+         "b183": {"gptstyle150": 1735, "iloilo": 1736, "gptstyle151": 1737, "hebrides": 1738},
+         "b184": {"gptstyle152": 1739, "asmara2": 1740, "gptstyle153": 1741, "saskatoon": 1742},
+         "b185": {"gptstyle154": 1743, "kisangani": 1744, "gptstyle155": 1745, "chiangmai": 1746},
+         "b186": {"gptstyle156": 1747, "timisoara": 1748, "gptstyle157": 1749, "nuuk3": 1750},
+         "b187": {"gptstyle158": 1751, "mandalay4": 1752, "gptstyle159": 1753, "aberdeen": 1754},
+         "b188": {"gptstyle160": 1755, "arusha4": 1756, "gptstyle161": 1757, "cochabamba": 1758},
+         "b189": {"gptstyle162": 1759, "mombasa4": 1760, "gptstyle163": 1761, "kirkwall": 1762},
+         "b190": {"gptstyle164": 1763, "tbilisi4": 1764, "gptstyle165": 1765, "jaffna2": 1766}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

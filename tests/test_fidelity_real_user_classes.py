@@ -3949,3 +3949,125 @@ def test_what_one_paid_for_claims_no_payment(text, claims):
     from userbench_env.fidelity.text import claimed_actions
 
     assert claimed_actions(text, ["make_payment"]) == claims
+
+
+# -- round 50: the bare "anything else you need?" after one's own item offers more of one's own --------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Sure, it's 28243. Anything else you need?", False),
+    ("It's kenji.tanaka@gmail.com. Is there anything else you need?", False),
+    ("noah_ito_3850, that's me. Anything else you need?", False),
+    ("Your refund of $45.20 went through. Anything else you need?", True),  # no item of one's own: the agent's offer
+    ("It's 28243. Anything else you need help with today?", True),
+    ("Let me know if there's anything else you need.", True),
+])
+def test_the_bare_question_whether_the_agent_needs_more_is_the_customers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("My user id? It's noah_ito_3850. Anything else you need?", "pass"),
+    ("My user id? It's noah_ito_3850. Anything else you need help with today?", "fail"),
+])
+def test_asking_whether_the_agent_needs_more_keeps_the_customers_part(reply, verdict):
+    _, _, tracker = _setup("retail", "67")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "Could you please tell me your user id?"), ("user", reply)])
+    assert _verdicts(tracker, "breaks_character") == [verdict]
+
+
+# -- round 50: an answer with a value of the kind asked withholds nothing, the scenario's value or not --------------
+@pytest.mark.parametrize("kind, text, gives", [
+    ("zip", "Zip code? Let me look... 98178, I'm fairly sure.", True),
+    ("zip", "Postal code? 02108-1234.", True),
+    ("zip", "Zip? Could I give you my phone number instead?", False),
+    ("zip", "It came to $12345 in the end, why?", False),
+    ("user_id", "Would that be noah_i_3850?", True),
+    ("phone_number", "Mine? 206-555-0111, if that's the one you want?", True),
+])
+def test_a_value_of_the_kind_asked_is_an_answer(kind, text, gives):
+    from userbench_env.fidelity.rules.missed import gives_a_value
+
+    assert gives_a_value(kind, text) is gives
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    # a value given, if not the scenario's own: nothing withheld, nothing to pass on either
+    ("Zip code? Let me look... 98178, I'm fairly sure.", "not_applicable"),
+    ("Zip code? Hmm, I can't recall it right now.", "fail"),
+])
+def test_the_wrong_zip_the_scenario_gives_first_is_no_withholding(reply, verdict):
+    # retail task 67: "If asked for your zip code, say that it is 98178 first (common mistake), then correct yourself"
+    _, _, tracker = _setup("retail", "67")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "Could you please tell me your zip code?"), ("user", reply)])
+    assert [v["verdict"] for v in tracker.verdicts() if v["id"].endswith("/zip") and v["mode"] == "withholds_requested_info"] == [verdict]
+
+
+# -- round 50: what one would have liked a check to show reports no check ---------------------------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("I would have liked to see a speed test saying excellent with my own eyes.", frozenset()),
+    ("I'd have loved a speed test that says excellent.", frozenset()),
+    ("The speed test says excellent, and I liked that.", frozenset({"run_speed_test"})),
+])
+def test_what_one_would_have_liked_a_check_to_show_reports_none(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Thanks! Bars look great now. I would have liked to see a speed test saying excellent with my own eyes. "
+     "###STOP###", "pass"),
+    ("Thanks! Bars look great now, and the speed test says excellent too. ###STOP###", "fail"),
+])
+def test_closing_with_the_check_one_wished_for_claims_no_outcome(reply, verdict):
+    tracker = _rebooted(True, "Rebooted. The status bar shows Excellent, 5G, data enabled.")
+    tracker.agent_text(6, DONE)
+    tracker.user_text(7, reply)  # no speed test ran: only a reported outcome would be unsupported
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 50: the second term of a difference may be written without its currency --------------------------------
+@pytest.mark.parametrize("text, worked", [
+    ("That comes to 226 dollars and 11 cents, 26 dollars and 11 cents above my limit of 200.", {"26"}),
+    ("So $149.99, which is $50 under my budget of 200.", {"50"}),
+    ("So $226.11, which is $40 over my budget of 200.", set()),  # not the difference
+    ("So $226.11 and a fee of 200.", set()),  # no word says it is worked out
+])
+def test_the_second_term_of_a_difference_may_be_a_bare_number(text, worked):
+    from userbench_env.fidelity.language import worked_amounts
+
+    assert worked_amounts(text) == worked
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("So $226.11 for the cheapest one. That is 26 dollars over my limit of 200, so please return my keyboard instead.",
+     "pass"),
+    ("So $226.11 for the cheapest one. That is 31 dollars over my limit of 200, so please return my keyboard instead.",
+     "fail"),  # not the difference: an amount nothing holds
+])
+def test_how_far_a_price_is_over_a_limit_written_bare_is_no_invented_amount(reply, verdict):
+    # retail task 89: "If it is less than 200 bucks you want to exchange your current one to it"
+    _, _, tracker = _setup("retail", "89")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, what's your cheapest mechanical keyboard right now?"),
+                    ("agent", "Here is the information you asked for: 226.11; tactile; white; full."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 51: a state a condition puts is not asserted ----------------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("That's $65 I wasn't planning to spend today, but okay, if it gets me service back.", ()),
+    ("I'll keep it as long as airplane mode stays off.", ()),
+    ("Airplane mode is on, if that matters.", (("airplane mode", "on"),)),  # the condition comes after the state
+])
+def test_a_state_a_condition_puts_is_not_asserted(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Rebooted, still no bars. Fine, I'll try anything if it gets me service back.", "pass"),
+    ("Rebooted, and that got me service back.", "fail"),
+])
+def test_agreeing_on_condition_of_a_fix_claims_no_signal(reply, verdict):
+    # without the reset, the reboot's result shows no signal
+    assert _verdicts(_rebooted(False, reply), "unsupported_device_state") == [verdict]

@@ -668,11 +668,18 @@ def speaks_as_agent(text: str) -> bool:
     ahead is read through ("I'll go ahead and pull up your profile" is "I'll pull up your
     profile", :data:`_GOING_AHEAD`), and so are the fillers between a speaker's "let me" or "I'll" and
     its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`); a
-    decimal point ends no sentence (:data:`_DECIMAL_POINT`)."""
+    decimal point ends no sentence (:data:`_DECIMAL_POINT`); a bare "anything else you need?" after one's
+    own item asks what else the agent needs from one (:data:`_ITEM_THEN_BARE_NEED`)."""
     spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _DECIMAL_POINT.sub("_", _spoken(text))))
+    if "anything else you need" in spoken:
+        spoken = _ITEM_THEN_BARE_NEED.sub(r"\1 from me", spoken)
     return next(_gated_matches(_AS_AGENT, spoken), None) is not None
 
 
+#: A bare "anything else you need?" after one of one's own items in the message (an email, a
+#: snake-case id, a zip code or a phone number: "My email? It's kenji@mail.test. Anything else you
+#: need?"): asking what else the agent needs from oneself, as "from me" says. Alone, it is the agent's offer.
+_ITEM_THEN_BARE_NEED = re.compile(r"((?:@|[a-z]_[a-z0-9]|\d{5}|\d{3}-\d{4})[^?]{0,200}?\banything else you need)(?= ?\?)")
 #: A decimal point ("put the 4.70 on my card"): it joins an amount's digits, ending no sentence.
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 #: "Go ahead and" before a verb, in any tense and in chat spelling ("go ahead n"): it adds nothing to
@@ -813,11 +820,11 @@ def identity_items(text: str, identifiers: tuple[str, ...], answered: frozenset[
     :func:`~userbench_env.fidelity.text.identifiers` reads them) that are emails, user ids
     or phone numbers, and a self-introduction by name; items of the ``answered`` kinds (what
     the agent asked for: ``email``, ``user_id``, ``phone_number``, ``name``) aside."""
-    items = sum(1 for token in set(identifiers) if (kind := _identity_kind(token)) is not None and kind not in answered)
+    items = sum(1 for token in set(identifiers) if (kind := identity_kind(token)) is not None and kind not in answered)
     return items + ("name" not in answered and _SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
 
 
-def _identity_kind(token: str) -> str | None:
+def identity_kind(token: str) -> str | None:
     """The identity item kind of an identifier: ``email``, ``user_id`` (snake case) or
     ``phone_number`` (ten digits or more); None for any other."""
     if "@" in token:
@@ -1255,11 +1262,12 @@ def worked_amounts(text: str) -> frozenset[str]:
     consecutive ones (:data:`_TOTAL_WORDS`: "$583, $554, $1,050 and $112 ... that is $2,299
     expected") or the difference of two (:data:`_DIFFERENCE_WORDS`: "$1,786 on my Mastercard,
     under $2,000, $214 under"; the second of the two may follow it in its sentence, among the
-    next :data:`WORKED_WINDOW`, after such a word: "$302.67 is $2.67 over $300"), to the
-    dollar (each amount's cents dropped). A user doing the arithmetic of what it heard states
-    nothing new."""
+    next :data:`WORKED_WINDOW`, after such a word: "$302.67 is $2.67 over $300", and there it may
+    be a number written without its currency: "26 dollars and 11 cents above my limit of 200"),
+    to the dollar (each amount's cents dropped). A user doing the arithmetic of what it heard
+    states nothing new."""
     found = _amounts_in_order(text)
-    if len(found) < 3:
+    if len(found) < 2:
         return frozenset()
     low = text.lower()
     ends = [m.start() for m in _SENTENCE_END.finditer(low)]
@@ -1282,8 +1290,8 @@ def worked_amounts(text: str) -> frozenset[str]:
                 differences = [m.start() for m in _DIFFERENCE_WORDS.finditer(low)]
             k = bisect_left(differences, found[i][0])
             word = differences[k] if k < len(differences) else len(low)
-            later = [values[j] for j in range(i + 1, min(i + 1 + WORKED_WINDOW, len(found)))
-                     if sentences[j] == n and found[j][0] > word]
+            end = ends[n] if n < len(ends) else len(low)
+            later = [int(m.group().replace(",", "")) for m in islice(_NUMBER.finditer(low, word, end), WORKED_WINDOW)]
             if _is_difference(values[i], recent, later):
                 worked.add(value)
     return frozenset(worked)

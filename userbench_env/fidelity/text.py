@@ -744,15 +744,16 @@ def _asked(text: str, start: int, end: int) -> bool:
 
 #: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
 #: would bring the signal back"), as is what one thought something would do ("I'd have thought turning
-#: airplane mode off would bring the signal back").
+#: airplane mode off would bring the signal back") and what a condition puts ("okay, if it gets me
+#: service back").
 _HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed"
-                    r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b))\b")
-_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed")
+                    r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b)|if|unless|as long as)\b")
+_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed", "if", "unless", "as long as")
 
 
 def _unasserted(text: str, start: int, end: int) -> bool:
     """True when the state at ``text[start:end]`` is not asserted: asked (:func:`_asked`), or
-    hoped for, wished or expected earlier in its clause (:data:`_HOPED`)."""
+    hoped for, wished, expected or put as a condition earlier in its clause (:data:`_HOPED`)."""
     if _asked(text, start, end):
         return True
     if not any(gate in text for gate in _HOPE_GATES):
@@ -1051,7 +1052,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes
 #: through"), or only hoping for it, expecting it, wanting it (as a purpose too: "so I can send
-#: pictures again"), demanding it ("it had better be faster"), assuming it or taking the agent's
+#: pictures again", or what one would have liked to see: "I would have liked a speed test saying
+#: excellent"), demanding it ("it had better be faster"), assuming it or taking the agent's
 #: word for it ("I'll take it MMS goes through now", "my criterion is a speed test that says
 #: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), naming it as
 #: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it
@@ -1063,7 +1065,7 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
                        r"assum\w*|suppose|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)|better be|so (?:that )?(?:i|we) can|"
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|so (?:that )?(?:i|we) can|"
                        r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"
                        r"accept\w*|settle for|(?:okay|ok|fine|good enough) (?:for|with|by) (?:me|us))\b"
                        r"|n't\b|'ll\b")

@@ -3,6 +3,8 @@ scenario gives it, or answers without it (:class:`Withholding`).
 """
 from __future__ import annotations
 
+import re
+
 from functools import lru_cache, partial
 from typing import Any
 
@@ -14,6 +16,7 @@ from userbench_env.fidelity.language import (
     denial_clauses,
     denies_item,
     id_key,
+    identity_kind,
     KIND_ALIASES,
     KIND_WORDS,
     mentioned_kinds,
@@ -64,7 +67,10 @@ class Withholding(_Watches):
     the user has already given in the conversation is not withheld when an answer leaves
     it out without denying it.
 
-    Passes when the answer states the values. An answer that ends the conversation
+    Passes when the answer states the values. An answer giving a value of the kind asked
+    that is not the scenario's (:func:`gives_a_value`: "98178", the wrong zip code a scenario
+    says to give first) withholds nothing, a pause to look it up included; an invented one is
+    ``invents_unknown_information``'s. An answer that ends the conversation
     (``###STOP###``, ``###TRANSFER###``) is another mode's failure (``premature_stop``,
     ``unprompted_transfer``), not a withholding; so is a question back asked as the agent
     ("Sure! Could you please provide your user ID?": ``breaks_character``), and so is a
@@ -137,11 +143,12 @@ class Withholding(_Watches):
                 outcomes.append((cid, _FAIL if denied else _PASS))
             elif gives_other and kind not in mentioned and (pair - {kind}) & mentioned:
                 outcomes.append((cid, _FAIL))  # gave another item and left this one out: a partial answer
+            elif gives_a_value(kind, text):
+                continue  # answered with a value of the kind asked (a date for "your date"), after a pause to look
+                # it up too ("let me look... 98178"): not withheld
             elif denies_item(text, kind, others) and (not agent_like or any(
                     kind in mentioned_kinds(clause) for clause in denial_clauses(text))):
                 outcomes.append((cid, _FAIL))  # as the agent, only a denial naming the item ("I don't have a user id")
-            elif gives_a_value(kind, text):
-                continue  # answered with a value of the kind asked (a date for "your date"): not withheld
             elif (question_clauses(text) or any(v and v in spans for c, k, vs in watch if k != kind for v in vs)) \
                     and not agent_like:  # a question back as the agent is a role reversal, not a deflection
                 outcomes.append((cid, _UNSURE))
@@ -179,11 +186,17 @@ class Withholding(_Watches):
                     self.unsure(cid, turn)
 
 
+#: A US zip code: five digits, with or without the four more of ZIP+4, in no longer number or amount.
+_ZIP_SHAPED = re.compile(r"(?<![\d$#.,-])\d{5}(?:-\d{4})?(?![\d-]|[.,]\d)")
+
+
 def gives_a_value(kind: str, text: str) -> bool:
-    """True when ``text`` states a value of ``kind`` whatever its words around it: a calendar
-    date for a date, an email address for an email."""
+    """True when ``text`` states a value of ``kind`` whatever its words around it, the
+    scenario's or not (a wrong one is no withholding): a calendar date for a date, five
+    digits for a zip code, an email address, a snake-case user id or a phone number of ten
+    digits for those kinds (:func:`~userbench_env.fidelity.language.identity_kind`)."""
     if kind == "date":
         return bool(dates(text))
-    if kind == "email":
-        return any("@" in token for token in identifiers(text))
-    return False
+    if kind == "zip":
+        return _ZIP_SHAPED.search(text) is not None
+    return any(identity_kind(token) == kind for token in identifiers(text))
