@@ -134,7 +134,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b187": {"gptstyle158": 1751, "mandalay4": 1752, "gptstyle159": 1753, "aberdeen": 1754},
          "b188": {"gptstyle160": 1755, "arusha4": 1756, "gptstyle161": 1757, "cochabamba": 1758},
          "b189": {"gptstyle162": 1759, "mombasa4": 1760, "gptstyle163": 1761, "kirkwall": 1762},
-         "b190": {"gptstyle164": 1763, "tbilisi4": 1764, "gptstyle165": 1765, "jaffna2": 1766}}
+         "b190": {"gptstyle164": 1763, "tbilisi4": 1764, "gptstyle165": 1765, "jaffna2": 1766},
+         "b191": {"gptstyle166": 1767, "zanzibar3": 1768, "gptstyle167": 1769, "shetland": 1770},
+         "b192": {"gptstyle168": 1771, "ushuaia4": 1772, "gptstyle169": 1773, "kandy3": 1774}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
