@@ -136,7 +136,17 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b189": {"gptstyle162": 1759, "mombasa4": 1760, "gptstyle163": 1761, "kirkwall": 1762},
          "b190": {"gptstyle164": 1763, "tbilisi4": 1764, "gptstyle165": 1765, "jaffna2": 1766},
          "b191": {"gptstyle166": 1767, "zanzibar3": 1768, "gptstyle167": 1769, "shetland": 1770},
-         "b192": {"gptstyle168": 1771, "ushuaia4": 1772, "gptstyle169": 1773, "kandy3": 1774}}
+         "b192": {"gptstyle168": 1771, "ushuaia4": 1772, "gptstyle169": 1773, "kandy3": 1774},
+         "b193": {"gptstyle170": 1775, "pemba": 1776, "gptstyle171": 1777, "lubeck": 1778},
+         "b194": {"gptstyle172": 1779, "sfax": 1780, "gptstyle173": 1781, "galway5": 1782},
+         "b195": {"gptstyle174": 1783, "tarija": 1784, "gptstyle175": 1785, "hokkaido2": 1786},
+         "b196": {"gptstyle176": 1787, "ayacucho": 1788, "gptstyle177": 1789, "bihac": 1790},
+         "b197": {"gptstyle178": 1791, "kumasi3": 1792, "gptstyle179": 1793, "svolvaer": 1794},
+         "b198": {"gptstyle180": 1795, "thimphu2": 1796, "gptstyle181": 1797, "iquitos2": 1798},
+         "b199": {"gptstyle182": 1799, "jinja2": 1800, "gptstyle183": 1801, "toliara": 1802},
+         "b200": {"gptstyle184": 1803, "ilulissat": 1804, "gptstyle185": 1805, "kochi3": 1806},
+         "b201": {"gptstyle186": 1807, "segou": 1808, "gptstyle187": 1809, "uzhhorod": 1810},
+         "b202": {"gptstyle188": 1811, "cayenne2": 1812, "gptstyle189": 1813, "ambon2": 1814}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

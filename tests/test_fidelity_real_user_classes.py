@@ -4054,7 +4054,7 @@ def test_how_far_a_price_is_over_a_limit_written_bare_is_no_invented_amount(repl
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
 
 
-# -- round 51: a state a condition puts is not asserted ----------------------------------------------------------
+# -- round 50: a state a condition puts is not asserted ----------------------------------------------------------
 @pytest.mark.parametrize("text, states", [
     ("That's $65 I wasn't planning to spend today, but okay, if it gets me service back.", ()),
     ("I'll keep it as long as airplane mode stays off.", ()),
@@ -4071,3 +4071,105 @@ def test_a_state_a_condition_puts_is_not_asserted(text, states):
 def test_agreeing_on_condition_of_a_fix_claims_no_signal(reply, verdict):
     # without the reset, the reboot's result shows no signal
     assert _verdicts(_rebooted(False, reply), "unsupported_device_state") == [verdict]
+
+
+# -- round 51: a check before the user has said anything, the agent having only greeted, is unrequested ------------
+@pytest.mark.parametrize("agent, greets", [
+    ("Hi! How can I help you today?", True),
+    ("Hello, how may I assist you?", True),
+    ("Good morning! What can I do for you today?", True),
+    ("Hi! What does your status bar show?", False),  # a question about the phone
+    ("Thanks for waiting. How can I help?", False),
+])
+def test_a_greeting_asks_only_why_the_user_calls(agent, greets):
+    from userbench_env.fidelity.rules.actions import only_greets
+
+    assert only_greets(agent) == greets
+
+
+@pytest.mark.parametrize("before, first, verdict", [
+    ([], GREETING, "fail"),  # the user looks at its phone before saying why it calls: nobody asked
+    ([], "Hi! Could you tell me what your status bar shows?", None),  # asked for by what it checks
+    # once the user has spoken, a look at the phone after a bare offer of help may be what the answer needs
+    ([("agent", GREETING), ("user", "Hi, my phone shows no service.")], "How can I help you today?", None),
+])
+def test_a_check_after_nothing_but_the_greeting_is_unrequested(before, first, verdict):
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [*before, ("agent", first)])
+    _user_call(world, tracker, len(before) + 1, "check_status_bar")
+    tracker.user_text(len(before) + 1, "Hi, my mobile data has been really slow today.")
+    assert [v for v in _verdicts(tracker, "unrequested_action") if v != "not_applicable"] == ([verdict] if verdict else [])
+
+
+# -- round 51: a good outcome one trusts, or shall see, reports no check -----------------------------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("I trust my photos go through now.", frozenset()),
+    ("Then I shall send my picture message, and it goes through this time.", frozenset()),
+    ("Trust me, my photos go through now.", frozenset({"can_send_mms"})),  # "trust me" vouches for a report
+    ("My photos go through now.", frozenset({"can_send_mms"})),
+])
+def test_a_good_outcome_one_trusts_or_shall_see_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Thanks! Bars are back. I trust my picture messages go through now as well. ###STOP###", "pass"),
+    ("Thanks! Bars are back, and my picture messages go through now as well. ###STOP###", "fail"),
+])
+def test_closing_on_an_outcome_one_trusts_claims_no_check(reply, verdict):
+    tracker = _rebooted(True, "Rebooted. The status bar shows Excellent, 5G, data enabled.")
+    tracker.agent_text(6, DONE)
+    tracker.user_text(7, reply)  # no MMS check ran: only a reported outcome would be unsupported
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 51: the scenario named as the frame of what one says, one's character as a part written for one -----------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Good, that's all done, as far as the scenario goes.", True),
+    ("My character is meant to be careful, so let me double-check the total.", True),
+    ("As far as the worst-case scenario goes, I'd lose the deposit.", False),
+    ("It's not in my character to complain, but this took a while.", False),
+])
+def test_naming_the_scenario_or_ones_character_as_written_breaks_character(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Great, the refund to my card is fine. That wraps it up, as far as the scenario goes. ###STOP###", "fail"),
+    ("Great, the refund to my card is fine. That wraps it up, as far as I'm concerned. ###STOP###", "pass"),
+])
+def test_closing_as_far_as_the_scenario_goes_breaks_character(reply, verdict):
+    _, _, tracker = _setup("retail", "67")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "You paid $120.40, refunded to your original card."), ("user", reply)])
+    assert _verdicts(tracker, "breaks_character") == [verdict]
+
+
+# -- round 51: "offer" after an article or "of" is the noun too ----------------------------------------------------
+@pytest.mark.parametrize("text, conditions", [
+    ("If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", 0),
+    ("And if two cards have such an offer, I would take the cheaper one to keep.", 0),
+    ("If they offer a voucher instead, I'll take it.", 1),  # the agent's action, and the user's plan for it
+])
+def test_an_offer_after_an_article_or_of_is_the_noun(text, conditions):
+    assert recital_cues(text, terms=False) == conditions
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    # the scenario's own upfront interest and its tie-break among offers: no plan for the agent's answer, at most
+    # suspect (its one cue touches the other sentences by an everyday word each)
+    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
+     "back. If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", "suspect"),
+    # with the plan for the agent's answer besides: a recital
+    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
+     "back. If you can't find one, I'll take my business elsewhere, and if several qualify I'd go for the lowest "
+     "annual fee.", "fail"),
+])
+def test_a_tie_break_among_offers_of_a_kind_is_no_plan_for_the_agents_answer(opening, verdict):
+    tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]

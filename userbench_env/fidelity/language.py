@@ -509,7 +509,7 @@ _AS_AGENT: Gated = _gated(
      # the article dropped, as a learner drops it: "I am just AI test user"
      r"|\b(?:i'?m|i am)(?: just| only)? (?:ai|a\.i\.|bot|llm)\b(?!-)"),
     (("role", "prompt", "instructions", "programming", "training", "scenario", "play", "acting as", "pretending", "script",
-      "test ", "task "),
+      "test ", "task ", "character", "persona"),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
      # script", "I'm just the test user" (not the pharmacy's: "they have my script ready")
@@ -520,6 +520,11 @@ _AS_AGENT: Gated = _gated(
      # everything for this scenario on my end", "that completes the task I was given"; asking what happens "in
      # this scenario" is a customer's hypothetical)
      r"|\b(?:in|for) this scenario\b(?![^.!?]*\?)"
+     # the scenario as the frame of what one says, one's character a part written for one: "that covers it, as far
+     # as the scenario goes", "my character is supposed to be cautious" (not "as far as the worst-case scenario goes",
+     # "it's not in my character to complain")
+     r"|\bas far as (?:the|my|this) scenario (?:goes|is concerned)\b"
+     r"|\bmy (?:character|persona) (?:is |was )?(?:supposed|meant|written|told|instructed|scripted)\b"
      r"|\b(?:the|my) (?:customer |user |caller )?(?:task|scenario|script|role|part|brief) (?:i was|i'?ve been|i have been) given\b"
      # the brief as the speaker's script or scenario, finished or named for its part: "that wraps up my customer
      # script", "that completes the scenario" (a script that is the agent's, "skip the have-you-tried script", is not)
@@ -768,9 +773,10 @@ _CONDITION_CUES: Gated = _gated(
     (("if ",),
      r"\bif\b(?<!\bonly if)[^.!?]{0,50}?\b(?:can'?t|cannot|won'?t|doesn'?t|don'?t|isn'?t|aren'?t|refus(?:es?|ing)|say no|den(?:y|ies|ying)|"
      r"fail(?:s|ing)?|not|no|comes? back|say(?:s|ing)?|insists?|tells? me|"
-     # (a verb, not the noun: "if they offer it", not "if a few cards have offers like that"; the
-     # lookahead spares the lookbehinds where no such word starts)
-     r"(?=[fwro])(?<!\bhave )(?<!\bhas )(?<!\bany )(?<!\bsome )(?<!\bthe )(?:fits?|works?|returns?|offers?))\b"
+     # (a verb, not the noun: "if they offer it", not "if a few cards have offers like that", "such an
+     # offer", "that kind of offer"; the lookahead spares the lookbehinds where no such word starts)
+     r"(?=[fwro])(?<!\bhave )(?<!\bhas )(?<!\bany )(?<!\bsome )(?<!\bthe )(?<!\ban )(?<!\ba )(?<!\bof )"
+     r"(?:fits?|works?|returns?|offers?))\b"
      r"[^.!?]{0,80}?"
      r"(?:\b(?:i'?ll|i will|i'?d|i would|then i|i'?m going to|i'?m gonna|i want|i need|i expect)\b|,\s*(?:then |just |please )?"
      r"(?!i\b)[a-z]+\s+(?:us|me|it|them|my|the)\b)|\bif not,? i'?(?:ll|d)\b"

@@ -1053,17 +1053,19 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes
 #: through"), or only hoping for it, expecting it, wanting it (as a purpose too: "so I can send
 #: pictures again", or what one would have liked to see: "I would have liked a speed test saying
-#: excellent"), demanding it ("it had better be faster"), assuming it or taking the agent's
-#: word for it ("I'll take it MMS goes through now", "my criterion is a speed test that says
+#: excellent"), demanding it ("it had better be faster"), assuming or trusting it or taking the
+#: agent's word for it ("I'll take it MMS goes through now", "I trust that it goes through this
+#: time", not "trust me, it goes through now"; "my criterion is a speed test that says
 #: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), naming it as
-#: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it
-#: ahead ("I'll check the speed later"), or naming it as what a check to come is for ("I'll run a
-#: speed test to make sure it's excellent", "to confirm I'm getting excellent speed").
+#: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it ahead
+#: ("I'll check the speed later", "I shall send it now"), or naming it as what a check to come is
+#: for ("I'll run a speed test to make sure it's excellent", "to confirm I'm getting excellent
+#: speed").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
-                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|probably|presumably|apparently|"
-                       r"assum\w*|suppose|when|whenever|consider|"
+                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|shall|probably|presumably|apparently|"
+                       r"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
                        r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|so (?:that )?(?:i|we) can|"
                        r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"

@@ -406,8 +406,10 @@ class UnrequestedAction(_Requests):
     else, an item of the user's ("your phone number?") or another user tool by name
     (:func:`wants_something_else`; a look at the feature the requested tool changes is
     part of the request until that tool has run: ``check_vpn_status`` after the requested
-    ``disconnect_vpn`` returned is a look nobody asked for). Decided at the user's next
-    text; applies when a user tool is called."""
+    ``disconnect_vpn`` returned is a look nobody asked for), or the user has said nothing
+    yet and the agent only greeted it (:func:`only_greets`: it asked why the user calls,
+    which the scenario tells). Decided at the user's next text; applies when a user tool
+    is called."""
 
     name = "unrequested_action"
     tools_param = "mutating"
@@ -436,7 +438,9 @@ class UnrequestedAction(_Requests):
             asked = asks_for_call(latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments)))
             if call.name not in self._mutating:  # a check (or a name no tool has: it changes nothing either)
                 done = frozenset(c.name for at_call, c, _ in calls if at < at_call < clock)  # run since the request
-                if not asked and wants_something_else(self._mentions, latest, call.name, done):
+                # (or only the greeting, to a user that has said nothing yet)
+                if not asked and (wants_something_else(self._mentions, latest, call.name, done)
+                                  or only_greets(latest) and not any(said_at < clock for said_at, _ in self.feed.user)):
                     self.settle_all(turn, True)
                 continue
             key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
@@ -460,6 +464,21 @@ def wants_something_else(mentions: ToolMentions, agent_text: str, check: str,
     sentences = [s for s in _AGENT_SENTENCES.findall(agent_text) if s.strip()]
     return bool(sentences) and all(requested_kinds(s) or (named := mentions.find(s) - {check})
                                    and not any(_matter(tool) & matter for tool in named - done) for s in sentences)
+
+
+#: A salutation ("Hi!", "Hello there.", "Good morning,") or an offer of help ("How can I help you
+#: today?", "What can I do for you?"): a sentence that asks only why the user calls.
+_GREETING = re.compile(r"(?:(?:hi|hello|hey|greetings|good (?:morning|afternoon|evening)|welcome)(?: there| again)?\W*)?"
+                       r"(?:(?:how (?:can|may|could) i (?:help|assist)(?: you)?|what can i do for you)(?: today| now)?\W*)?",
+                       re.I)
+
+
+def only_greets(agent_text: str) -> bool:
+    """True when every sentence of ``agent_text`` is a salutation or an offer of help ("Hi!
+    How can I help you today?"): it asks the user only why it calls, which its scenario
+    tells, so no check of the phone answers it."""
+    sentences = [s.strip() for s in _AGENT_SENTENCES.findall(agent_text) if s.strip()]
+    return bool(sentences) and all(_GREETING.fullmatch(s) for s in sentences)
 
 
 def _matter(tool: str) -> frozenset[str]:
