@@ -146,7 +146,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b199": {"gptstyle182": 1799, "jinja2": 1800, "gptstyle183": 1801, "toliara": 1802},
          "b200": {"gptstyle184": 1803, "ilulissat": 1804, "gptstyle185": 1805, "kochi3": 1806},
          "b201": {"gptstyle186": 1807, "segou": 1808, "gptstyle187": 1809, "uzhhorod": 1810},
-         "b202": {"gptstyle188": 1811, "cayenne2": 1812, "gptstyle189": 1813, "ambon2": 1814}}
+         "b202": {"gptstyle188": 1811, "cayenne2": 1812, "gptstyle189": 1813, "ambon2": 1814},
+         "b203": {"gptstyle190": 1815, "lamu3": 1816, "gptstyle191": 1817, "oulu": 1818},
+         "b204": {"gptstyle192": 1819, "naivasha": 1820, "gptstyle193": 1821, "hilo3": 1822}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
