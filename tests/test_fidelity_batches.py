@@ -148,7 +148,15 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b201": {"gptstyle186": 1807, "segou": 1808, "gptstyle187": 1809, "uzhhorod": 1810},
          "b202": {"gptstyle188": 1811, "cayenne2": 1812, "gptstyle189": 1813, "ambon2": 1814},
          "b203": {"gptstyle190": 1815, "lamu3": 1816, "gptstyle191": 1817, "oulu": 1818},
-         "b204": {"gptstyle192": 1819, "naivasha": 1820, "gptstyle193": 1821, "hilo3": 1822}}
+         "b204": {"gptstyle192": 1819, "naivasha": 1820, "gptstyle193": 1821, "hilo3": 1822},
+         "b205": {"gptstyle194": 1823, "bergamo": 1824, "gptstyle195": 1825, "ouarzazate": 1826},
+         "b206": {"gptstyle196": 1827, "ballarat": 1828, "gptstyle197": 1829, "chiloe": 1830},
+         "b207": {"gptstyle198": 1831, "lerwick": 1832, "gptstyle199": 1833, "tamale2": 1834},
+         "b208": {"gptstyle200": 1835, "mendoza4": 1836, "gptstyle201": 1837, "kandy4": 1838},
+         "b209": {"gptstyle202": 1839, "tobago": 1840, "gptstyle203": 1841, "salalah": 1842},
+         "b210": {"gptstyle204": 1843, "lofoten2": 1844, "gptstyle205": 1845, "kampala5": 1846},
+         "b211": {"gptstyle206": 1847, "rotorua3": 1848, "gptstyle207": 1849, "ghent3": 1850},
+         "b212": {"gptstyle208": 1851, "aswan4": 1852, "tromso8": 1853, "yerevan5": 1854}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

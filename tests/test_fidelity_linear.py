@@ -18,9 +18,10 @@ from userbench_env.fidelity import RuleTracker, task_criteria
 from userbench_env.fidelity.rules import CHECK_LIMIT, checked_text
 from userbench_env.tasks import load_tasks
 
-#: Cue words of every rule: claims, device states, ids, denials, recital talk, agent speech, tokens, figures,
-#: sums worked out.
+#: Cue words of every rule: claims, device states, ids and their corrections, denials, recital talk, agent
+#: speech, tokens, figures, sums worked out.
 CUES = ("yes, ok. I restarted the phone, turned off airplane mode, roaming's on, my user id is mia_li_3668, "
+        "oops, I mean mia_li_3686, the No Service is gone, "
         "I don't know my email, before you ask, I'm a 64-year-old, as an AI, how can I help you today? "
         "###STOP### ###TRANSFER### 12,345 $1,000 May 5 3pm 445 Maple Drive #W2378156 all done, "
         "that's $2,000 in total, $1,000 less. ")

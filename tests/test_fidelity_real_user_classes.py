@@ -4173,3 +4173,113 @@ def test_a_tie_break_among_offers_of_a_kind_is_no_plan_for_the_agents_answer(ope
     tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 52: "anything else you need" as what one offers to give is more of one's own ---------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I can't find my zip code at the moment, sorry. Glad to confirm anything else you need.", False),
+    ("Happy to give you anything else you need, just ask.", False),
+    ("Happy to help with anything else you need.", True),  # helping is the agent's offer
+    ("Let me know if there's anything else you need.", True),
+])
+def test_offering_to_give_anything_else_the_agent_needs_is_the_customers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("Sorry, I don't have my zip code on me. Happy to confirm anything else you need.", "pass"),
+    ("Sorry, I don't have my zip code on me. Happy to help with anything else you need.", "fail"),
+])
+def test_offering_more_of_ones_details_keeps_the_customers_part(reply, verdict):
+    _, _, tracker = _setup("retail", "67")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "Could you please tell me your zip code?"), ("user", reply)])
+    assert _verdicts(tracker, "breaks_character") == [verdict]
+
+
+# -- round 52: a value the message corrects as a slip is not stated -----------------------------------------------
+@pytest.mark.parametrize("text, identifiers", [
+    ("mia.garcia2723@exmaple.com, oops, typo: mia.garcia2723@example.com", ("mia.garcia2723@example.com",)),
+    ("It's mia.garcia2732@example.com, I mean mia.garcia2723@example.com.", ("mia.garcia2723@example.com",)),
+    # two values offered side by side: neither is corrected
+    ("mia.garcia2723@example.com, or else mia.garcia2724@example.com.",
+     ("mia.garcia2723@example.com", "mia.garcia2724@example.com")),
+    # a correction word before a value far from the one before it corrects nothing
+    ("mia.garcia2723@example.com. I mean, jo.lee88@mail.com works too.", ("mia.garcia2723@example.com", "jo.lee88@mail.com")),
+])
+def test_a_value_corrected_as_a_slip_is_not_stated(text, identifiers):
+    from userbench_env.fidelity.rules.invented import statement
+
+    assert sorted(statement(text).identifiers) == sorted(identifiers)
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("mia.garcia2723@exmaple.com - sorry, typo!! mia.garcia2723@example.com", "pass"),
+    ("mia.garcia2723@exmaple.com, and mia.garcia2723@example.com too", "fail"),  # the first is no address the user has
+])
+def test_an_email_corrected_at_once_invents_nothing(answer, verdict):
+    _, _, tracker = _setup("retail", "10")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with an order."),
+                    ("agent", "Could you please tell me your email?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 52: offering the agent's operation with "I can", or searching records for the other side --------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Now I can pull up the rest of your transactions and see if any others need a dispute.", True),
+    ("Since it's over $300, I can remove it from your order and put the cheapest speaker in instead.", True),
+    ("Let me search the flights from Boston to Denver on the 12th for you.", True),
+    ("I can search my inbox for the confirmation for you.", False),  # one's own mail
+    ("I can look up your store hours on the website.", False),  # the business's own page, read by the customer
+])
+def test_offering_the_agents_operation_with_i_can_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("You paid $120.40. Now I can pull up the rest of your orders, if you want.", "fail"),
+    ("Thanks. Now I can pull up the rest of my orders in the app, if that helps.", "pass"),
+])
+def test_offering_to_pull_up_the_agents_records_breaks_character(reply, verdict):
+    _, _, tracker = _setup("retail", "67")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, how much did I pay for my latest order?"),
+                    ("agent", "You paid $120.40, refunded to your original card."), ("user", reply)])
+    assert _verdicts(tracker, "breaks_character") == [verdict]
+
+
+# -- round 52: a shown symptom said to be gone is no longer asserted ----------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("It came back up and the No Service is gone, thank goodness.", ()),
+    ("The no signal warning has disappeared now.", ()),
+    ("Still no signal, and the bars are gone too.", (("signal", "off"),)),  # the bars gone, the symptom stays
+    ("No service.", (("signal", "off"),)),
+])
+def test_a_symptom_said_to_be_gone_is_not_asserted(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("reset, verdict", [
+    (True, "pass"),  # the reset let the reboot bring the signal back: what the user says is gone is
+    (False, "fail"),  # without the reset the reboot shows no signal: the user says otherwise
+])
+def test_saying_the_no_service_sign_is_gone_reports_the_signal_back(reset, verdict):
+    tracker = _rebooted(reset, "It restarted. The No Service is gone and I have signal now!")
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 52: asking what one should see by now is about the last outcome, not how to perform the request -------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Thanks. Should I be noticing faster pages already?", "fail"),  # the outcome of what was done before
+    ("Okay. Should I already be seeing bars up top? Nothing yet.", "fail"),
+    ("Should I do that now, or wait until I'm home?", "pass"),  # whether to: about the request
+    ("Should I turn it back on afterwards?", "pass"),
+])
+def test_asking_what_one_should_see_by_now_does_not_engage_the_request(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]

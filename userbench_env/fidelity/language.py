@@ -595,14 +595,15 @@ _AS_AGENT: Gated = _gated(
     # announcing the agent's operation on the record, done for the other side: a promise (or an offer) of the
     # operation whose sentence names whom it serves, "for you" or "your" thing ("let me move MRD110 to May 24 for
     # you", "I'll start the return on your current keyboard", "I'll move $750 from your checking into your
-    # savings"); the customer's own channels stay its own ("I'll file the claim on your website"), and so does what
-    # the sentence calls its own ("let me look up my order number for you")
+    # savings", "I can pull up the rest of your transactions", "let me search the flights for you"); the
+    # customer's own channels stay its own ("I'll file the claim on your website"), and so does what the sentence
+    # calls its own ("let me look up my order number for you")
     (("for you", "your"),
-     r"\b(?:i'?ll|i will|i shall|let me|i'?m going to|i'?m gonna|(?:want|like) me to|shall i|should i) "
+     r"\b(?:i'?ll|i will|i shall|let me|i can|i'?m going to|i'?m gonna|(?:want|like) me to|shall i|should i) "
      r"(?:(?:now|then|also|just|first|proceed to) )*"
      r"(?:process|update|add|cancel|change|modify|book|rebook|refund|issue|set up|arrange|put|place|charge|apply|"
      r"submit|exchange|block|start|initiate|begin|file|waive|remove|upgrade|downgrade|freeze|take care of|handle|"
-     r"look up|pull up|bring up|look into|check"
+     r"look up|pull up|bring up|look into|check|search"
      # (moving a booking or money, not oneself: "I'll move closer to the window for you")
      r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance))\b"
      rf"{_NOT_ONES_OWN}{{0,100}}?"
@@ -674,10 +675,11 @@ def speaks_as_agent(text: str) -> bool:
     profile", :data:`_GOING_AHEAD`), and so are the fillers between a speaker's "let me" or "I'll" and
     its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`); a
     decimal point ends no sentence (:data:`_DECIMAL_POINT`); a bare "anything else you need?" after one's
-    own item asks what else the agent needs from one (:data:`_ITEM_THEN_BARE_NEED`)."""
+    own item asks what else the agent needs from one (:data:`_ITEM_THEN_BARE_NEED`), and so does
+    "anything else you need" as what one offers to give (:data:`_GIVING_WHAT_YOU_NEED`)."""
     spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _DECIMAL_POINT.sub("_", _spoken(text))))
     if "anything else you need" in spoken:
-        spoken = _ITEM_THEN_BARE_NEED.sub(r"\1 from me", spoken)
+        spoken = _GIVING_WHAT_YOU_NEED.sub(r"\1 from me", _ITEM_THEN_BARE_NEED.sub(r"\1 from me", spoken))
     return next(_gated_matches(_AS_AGENT, spoken), None) is not None
 
 
@@ -685,6 +687,11 @@ def speaks_as_agent(text: str) -> bool:
 #: snake-case id, a zip code or a phone number: "My email? It's kenji@mail.test. Anything else you
 #: need?"): asking what else the agent needs from oneself, as "from me" says. Alone, it is the agent's offer.
 _ITEM_THEN_BARE_NEED = re.compile(r"((?:@|[a-z]_[a-z0-9]|\d{5}|\d{3}-\d{4})[^?]{0,200}?\banything else you need)(?= ?\?)")
+#: "Anything else you need" as the thing one offers to give ("happy to confirm anything else you
+#: need", "I can send you anything else you need"): more of one's own details, as "from me" says.
+#: Helping with it ("happy to help with anything else you need") is the agent's offer.
+_GIVING_WHAT_YOU_NEED = re.compile(r"(\b(?:give|tell|send|provide|share|show|answer|confirm|verify|spell out)(?: you)?"
+                                   r" (?:with )?anything else you need)\b(?! from)")
 #: A decimal point ("put the 4.70 on my card"): it joins an amount's digits, ending no sentence.
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 #: "Go ahead and" before a verb, in any tense and in chat spelling ("go ahead n"): it adds nothing to

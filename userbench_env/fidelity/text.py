@@ -844,6 +844,9 @@ _NOT_A_CONJUNCTION = r"(?!(?:but|and|or|so|though|although)\b)"
 _FAILING = r"(?! (?:not|badly|poorly|slowly|slow|barely|intermittently|(?:only )?sometimes|on and off|off and on|terribly|horribly|awfully)\b)"
 #: A feature said to work, after its name ("works", "is working fine", "'s still working").
 _WORKING = rf"(?: works|(?:'s| is)(?: still| now| already)? working)\b{_FAILING}"
+#: A shown state said to be gone, after its name ("No Signal is gone", "... message has disappeared").
+_GONE = (r"['\"]?(?: (?:message|icon|sign|warning|notice|text|banner|label))?['\"]? (?:is |'s |has |have |had )?(?:\w+ )?"
+         r"(?:gone|disappeared|vanished|cleared|went away)\b")
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -851,8 +854,10 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         # "the signal has come back" (not "the signal is not good", nor "the service will come back": a hope)
         ("signal", "off", rf"{_BAR}(?:no signal|airplane mode)|"
                           r"cellular signal: none|cellular connection: no_service"
-                          # (not the symptom named as the problem: "the No Service problem is fixed")
-                          r"|\bno (?:signal|service|bars|reception)\b(?!['\"]? (?:problem|issue|error|trouble|thing|situation)s?\b)"),
+                          # (not the symptom named as the problem: "the No Service problem is fixed"; nor said to be
+                          # gone: "the No Signal is gone", "the no service message has disappeared")
+                          r"|\bno (?:signal|service|bars|reception)\b(?!['\"]? (?:problem|issue|error|trouble|thing|situation)s?\b)"
+                          rf"(?!{_GONE})"),
         ("signal", "on", rf"{_BAR}\U0001f4f6|"
                          r"cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"

@@ -256,6 +256,32 @@ def _literal(text: str) -> str:
     return _FIGURE.sub(" ", text) if "than" in text.lower() else text
 
 
+#: A run of characters between spaces and list punctuation: a value when it holds a digit or an "@"
+#: (an email, an id, a phone number), its closing full stop or colon apart.
+_RUN = re.compile(r"[^\s,;!?()]+")
+_VALUE_MARK = re.compile(r"[\d@]")
+#: Words correcting what came just before ("sorry, typo", "oops, I mean", "correction:", "scratch that").
+_CORRECTION = re.compile(r"\b(?:typo|i mean|i meant|correction|make that|scratch that|oops|whoops)\b", re.I)
+
+
+def _retracted(text: str) -> str:
+    """``text`` without the values it corrects as slips: a value followed, within 40 characters
+    that hold words correcting it (:data:`_CORRECTION`), by a value at most two edits from it
+    ("rachel@gmial.com - sorry typo!! rachel@gmail.com"): the message states the second."""
+    if _CORRECTION.search(text) is None:
+        return text
+    from rapidfuzz.distance import Levenshtein
+
+    found = [(m.start(), m.start() + len(m.group().rstrip(".:"))) for m in _RUN.finditer(text)
+             if _VALUE_MARK.search(m.group()) is not None]
+    slips = [slip for slip, fixed in zip(found, found[1:])
+             if fixed[0] - slip[1] <= 40 and _CORRECTION.search(text, slip[1], fixed[0])
+             and 0 < Levenshtein.distance(text[slice(*slip)].lower(), text[slice(*fixed)].lower()) <= 2]
+    for start, end in reversed(slips):
+        text = text[:start] + text[end:]
+    return text
+
+
 def statement(text: str) -> Statement:
     """Every reading :class:`InventedInformation` takes of ``text``, as one (its
     :meth:`~InventedInformation.read`, memoized per task and text by the plan): the
@@ -265,8 +291,8 @@ def statement(text: str) -> Statement:
     street addresses: all need a digit)
     and the all-capital codes given as an answer (:func:`answer_codes`). An
     email address read aloud, and a number with spaced thousands, are read as written
-    (:func:`written_out`)."""
-    text = written_out(text)
+    (:func:`written_out`); a value the text corrects as a slip is not read (:func:`_retracted`)."""
+    text = _retracted(written_out(text))
     numeric = (tuple(run for run in id_run_parts(text) if not _CLOCK_RUN.fullmatch(run[0])), dates(text), month_days(text),
                amounts(text) | years(_literal(text)), _claimed_times(text), street_addresses(text)) \
         if _DIGIT.search(text) is not None else _NO_NUMBERS
