@@ -156,7 +156,11 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b209": {"gptstyle202": 1839, "tobago": 1840, "gptstyle203": 1841, "salalah": 1842},
          "b210": {"gptstyle204": 1843, "lofoten2": 1844, "gptstyle205": 1845, "kampala5": 1846},
          "b211": {"gptstyle206": 1847, "rotorua3": 1848, "gptstyle207": 1849, "ghent3": 1850},
-         "b212": {"gptstyle208": 1851, "aswan4": 1852, "tromso8": 1853, "yerevan5": 1854}}
+         "b212": {"gptstyle208": 1851, "aswan4": 1852, "tromso8": 1853, "yerevan5": 1854},
+         "b213": {"gptstyle209": 1855, "essaouira2": 1856, "gptstyle210": 1857, "hakodate3": 1858},
+         "b214": {"gptstyle211": 1859, "leon3": 1860, "gptstyle212": 1861, "sitka3": 1862},
+         "b215": {"gptstyle213": 1863, "kisii2": 1864, "gptstyle214": 1865, "trabzon2": 1866},
+         "b216": {"gptstyle215": 1867, "nuuk4": 1868, "gptstyle216": 1869, "oamaru": 1870}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -4283,3 +4283,27 @@ def test_asking_what_one_should_see_by_now_does_not_engage_the_request(reply, ve
     _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
                     ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
     assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 53: a bare "what can I do?" asks for advice; thanks for a choice made for one is the customer's --------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Please help me, my phone says No Service since this morning. What can I do?", False),
+    ("I've tried everything, please help. What can I do now?", False),
+    ("Hello! What can I do for you today?", True),
+    ("Thank you for choosing the plan for me, I'd never have worked it out.", False),
+    ("Thank you for choosing Rho-Bank, and have a lovely day!", True),  # the business thanking its customer
+])
+def test_asking_what_one_can_do_and_thanks_for_a_choice_made_for_one_are_the_customers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    ("Hi, please help me. My phone has shown No Service for hours and I can't call anyone. What can I do?", "pass"),
+    ("Hi, please help me. My phone has shown No Service for hours. What can I do for you today?", "fail"),
+])
+def test_asking_for_advice_at_the_opening_keeps_the_customers_part(opening, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "breaks_character") == [verdict]

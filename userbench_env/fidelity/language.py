@@ -548,7 +548,9 @@ _AS_AGENT: Gated = _gated(
       "pull up", "look up", "bring up", "open up", "processed"),
      r"(?:^|[.!?]\s+)(?:(?:sure|absolutely|of course|certainly|no problem)[,!.]?\s+)?(?:happy|glad|delighted) to "
      r"(?:help|assist|look into|check|take a look|look that up)\b"
-     r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do|help you with)\b"
+     # (a bare "what can I do?" is the customer asking for advice: "my phone shows No Service. What can I do?";
+     # "what can I do for you?" is the agent's, below)
+     r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do to help|help you with)\b"
      r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b|\bhow (?:can|may) i direct\b"
      r"|\b(?:is there )?anything (?:else |further |more )?(?:i can|i could|i may|that i can) (?:help|assist|do for you|do to "
      r"(?:help|assist) you)\b"
@@ -618,7 +620,9 @@ _AS_AGENT: Gated = _gated(
      r"(?:support|service|desk)|\bfeel free to (?:ask|reach out|contact)\b|\b(?:don'?t|do not) hesitate to\b"
      # the pleasure of serving the other side: "it was my pleasure assisting you today"
      r"|\bpleasure (?:assisting|helping|serving|to assist|to help|to serve) you\b"
-     r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing|calling (?:us|our|customer|support|the))\b"
+     # (thanking for a choice made for one is the customer's: "thank you for choosing the card for me")
+     r"|\bthanks? (?:you )?for (?:contacting|reaching out|choosing(?! (?:the|a|an|that|this|it|one|such|my)\b)|"
+     r"calling (?:us|our|customer|support|the))\b"
      r"|\bthanks? (?:you )?for calling\b(?! (?:me|back|to|about|so|and))"
      # the business thanking its customer: "thank you for banking with us", "for being a valued customer"
      r"|\bthanks? (?:you )?for (?:banking|flying|shopping|travel+ing|staying|booking|ordering|doing business) with us\b"
