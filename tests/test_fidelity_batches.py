@@ -160,7 +160,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b213": {"gptstyle209": 1855, "essaouira2": 1856, "gptstyle210": 1857, "hakodate3": 1858},
          "b214": {"gptstyle211": 1859, "leon3": 1860, "gptstyle212": 1861, "sitka3": 1862},
          "b215": {"gptstyle213": 1863, "kisii2": 1864, "gptstyle214": 1865, "trabzon2": 1866},
-         "b216": {"gptstyle215": 1867, "nuuk4": 1868, "gptstyle216": 1869, "oamaru": 1870}}
+         "b216": {"gptstyle215": 1867, "nuuk4": 1868, "gptstyle216": 1869, "oamaru": 1870},
+         "b217": {"gptstyle217": 1871, "kaunas3": 1872, "gptstyle218": 1873, "arequipa5": 1874},
+         "b218": {"gptstyle219": 1875, "mahajanga": 1876, "gptstyle220": 1877, "lamu4": 1878}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
