@@ -3287,6 +3287,9 @@ def test_a_condition_opened_by_only_if_is_a_term(text, conditions):
 @pytest.mark.parametrize("text, conditions", [
     ("And if a few cards have offers like that, I'd lean toward whichever one has the lowest annual fee.", 0),
     ("If any returns are still open, I'd rather wait for those.", 0),
+    # (round 51: after an article or "of" too)
+    ("If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", 0),
+    ("And if two cards have such an offer, I would take the cheaper one to keep.", 0),
     ("If they offer a voucher instead, I'll take it.", 1),  # the agent's action, and the user's plan for it
 ])
 def test_a_noun_is_no_action_of_the_agents_in_a_condition(text, conditions):
@@ -3301,6 +3304,12 @@ def test_a_noun_is_no_action_of_the_agents_in_a_condition(text, conditions):
     ("Hello! I'll be upfront with you: I'm after a credit card with the best sign-up bonus, points or cash back. "
      "If you can't find one, I'll take my business elsewhere, and if several qualify I'd go for the lowest annual fee.",
      "fail"),
+    # (round 51) the tie-break among offers of a kind: its one cue touches the other sentences by an everyday word each
+    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
+     "back. If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", "suspect"),
+    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
+     "back. If you can't find one, I'll take my business elsewhere, and if several qualify I'd go for the lowest "
+     "annual fee.", "fail"),
 ])
 def test_a_preference_among_offers_is_no_plan_for_the_agents_answer(opening, verdict):
     tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
@@ -3959,6 +3968,10 @@ def test_what_one_paid_for_claims_no_payment(text, claims):
     ("Your refund of $45.20 went through. Anything else you need?", True),  # no item of one's own: the agent's offer
     ("It's 28243. Anything else you need help with today?", True),
     ("Let me know if there's anything else you need.", True),
+    # (round 52) what one offers to give is one's own; helping with it is the agent's offer
+    ("I can't find my zip code at the moment, sorry. Glad to confirm anything else you need.", False),
+    ("Happy to give you anything else you need, just ask.", False),
+    ("Happy to help with anything else you need.", True),
 ])
 def test_the_bare_question_whether_the_agent_needs_more_is_the_customers(text, agent_like):
     from userbench_env.fidelity.language import speaks_as_agent
@@ -4149,45 +4162,7 @@ def test_closing_as_far_as_the_scenario_goes_breaks_character(reply, verdict):
     assert _verdicts(tracker, "breaks_character") == [verdict]
 
 
-# -- round 51: "offer" after an article or "of" is the noun too ----------------------------------------------------
-@pytest.mark.parametrize("text, conditions", [
-    ("If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", 0),
-    ("And if two cards have such an offer, I would take the cheaper one to keep.", 0),
-    ("If they offer a voucher instead, I'll take it.", 1),  # the agent's action, and the user's plan for it
-])
-def test_an_offer_after_an_article_or_of_is_the_noun(text, conditions):
-    assert recital_cues(text, terms=False) == conditions
-
-
-@pytest.mark.parametrize("opening, verdict", [
-    # the scenario's own upfront interest and its tie-break among offers: no plan for the agent's answer, at most
-    # suspect (its one cue touches the other sentences by an everyday word each)
-    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
-     "back. If several cards carry that kind of offer, I'd lean toward the one with the lowest annual fee.", "suspect"),
-    # with the plan for the agent's answer besides: a recital
-    ("Good morning! To be upfront, what I'm after is a credit card with the best sign-up bonus, points or cash "
-     "back. If you can't find one, I'll take my business elsewhere, and if several qualify I'd go for the lowest "
-     "annual fee.", "fail"),
-])
-def test_a_tie_break_among_offers_of_a_kind_is_no_plan_for_the_agents_answer(opening, verdict):
-    tracker = RuleTracker(task_criteria(load_task("banking", "task_007", source="tau2")))  # the sign-up bonus card
-    _play(tracker, [("agent", GREETING), ("user", opening)])
-    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
-
-
-# -- round 52: "anything else you need" as what one offers to give is more of one's own ---------------------------
-@pytest.mark.parametrize("text, agent_like", [
-    ("I can't find my zip code at the moment, sorry. Glad to confirm anything else you need.", False),
-    ("Happy to give you anything else you need, just ask.", False),
-    ("Happy to help with anything else you need.", True),  # helping is the agent's offer
-    ("Let me know if there's anything else you need.", True),
-])
-def test_offering_to_give_anything_else_the_agent_needs_is_the_customers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
-    assert speaks_as_agent(text) is agent_like
-
-
+# -- round 52: "anything else you need" as what one offers to give is more of one's own (unit cases with round 50's)
 @pytest.mark.parametrize("reply, verdict", [
     ("Sorry, I don't have my zip code on me. Happy to confirm anything else you need.", "pass"),
     ("Sorry, I don't have my zip code on me. Happy to help with anything else you need.", "fail"),
