@@ -162,7 +162,17 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b215": {"gptstyle213": 1863, "kisii2": 1864, "gptstyle214": 1865, "trabzon2": 1866},
          "b216": {"gptstyle215": 1867, "nuuk4": 1868, "gptstyle216": 1869, "oamaru": 1870},
          "b217": {"gptstyle217": 1871, "kaunas3": 1872, "gptstyle218": 1873, "arequipa5": 1874},
-         "b218": {"gptstyle219": 1875, "mahajanga": 1876, "gptstyle220": 1877, "lamu4": 1878}}
+         "b218": {"gptstyle219": 1875, "mahajanga": 1876, "gptstyle220": 1877, "lamu4": 1878},
+         "b219": {"gptstyle221": 1879, "tartu5": 1880, "gptstyle222": 1881, "hilo4": 1882},
+         "b220": {"gptstyle223": 1883, "jaffna3": 1884, "gptstyle224": 1885, "oaxaca5": 1886},
+         "b221": {"gptstyle225": 1887, "kotor2": 1888, "gptstyle226": 1889, "arusha5": 1890},
+         "b222": {"gptstyle227": 1891, "bergen4": 1892, "gptstyle228": 1893, "cusco7": 1894},
+         "b223": {"gptstyle229": 1895, "sfax3": 1896, "gptstyle230": 1897, "ohrid3": 1898},
+         "b224": {"gptstyle231": 1899, "sucre5": 1900, "gptstyle232": 1901, "lamu5": 1902},
+         "b225": {"gptstyle233": 1903, "tulear2": 1904, "gptstyle234": 1905, "mostar2": 1906},
+         "b226": {"gptstyle235": 1907, "salta3": 1908, "gptstyle236": 1909, "nuuk5": 1910},
+         "b227": {"gptstyle237": 1911, "tozeur": 1912, "gptstyle238": 1913, "mopti2": 1914},
+         "b228": {"gptstyle239": 1915, "harar2": 1916, "gptstyle240": 1917, "oruro3": 1918}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

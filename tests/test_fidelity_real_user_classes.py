@@ -2220,7 +2220,8 @@ def test_a_need_said_as_gotta_is_a_request_not_a_recital():
     reader = DumpsBlueprint.compile([c for c in task_criteria(task) if c.id.endswith("dumps_blueprint")])
     answer = ("VA5SGQ. And look, early flights, I gotta land before 7 in the morning. Cheapest Economy, not the Basic. "
               "And throw on one checked bag while you're at it.")
-    assert reader.read(answer, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "asked"),)
+    # (what it states beyond its requests recites just enough, and nothing else marks a recital: suspect, as ever)
+    assert reader.read(answer, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "bare"),)
     # the same constraint, stated: no request, what the user wants of it (suspect since round 32)
     stated = answer.replace("I gotta land", "I land")
     assert reader.read(stated, frozenset(), False) == (("premature_disclosure/dumps_blueprint", "wants"),)
@@ -2880,11 +2881,18 @@ _HARD_MMS_TASK = ("[mms_issue]airplane_mode_on|bad_network_preference|bad_wifi_c
     # the persona recited with the scenario's conditions: its brief at once
     ("Hi. I'm 64, a retired librarian, and technology makes me uneasy. I can't send picture messages. If your first "
      "fix doesn't work I'll be frustrated, and I won't change my data plan, though I'd refuel 2 GB of data.", "fail"),
+    # (round 54) "able" is all the "if the agent asks if you are able to send an MMS ..." sentence keeps once its topic
+    # words are aside: the problem said in everyday words, and the persona voiced after a warning, recite nothing
+    ("Good afternoon. Since lunch I haven't been able to send pictures from my messaging app. I should warn you that "
+     "I'm not very good with phones, so I do hope this is quick.", "pass"),
+    # the warning beside the scenario's plan and its limit: its brief at once
+    ("Good afternoon. Pictures won't send from my messaging app. I should warn you: if the first fix doesn't work "
+     "I'll be cross, and I won't change my data plan, though I'd refuel 2 GB.", "fail"),
 ])
 def test_voicing_ones_persona_beside_the_problem_is_in_character(opening, verdict):
     tracker = RuleTracker(task_criteria(load_task("telecom", _HARD_MMS_TASK, source="tau2")))
     _play(tracker, [("agent", GREETING), ("user", opening)])
-    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is (verdict == "fail")
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
 
 
 # -- round 27: a network mode named as the phone's preference is the setting, not the network in use --------------
@@ -4282,3 +4290,111 @@ def test_asking_for_advice_at_the_opening_keeps_the_customers_part(opening, verd
     _, _, tracker = _setup("telecom", _PHONE_TASK)
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert _verdicts(tracker, "breaks_character") == [verdict]
+
+
+# -- round 54: persona notes voiced without their particulars (and, in round 27's test, one everyday word of a long
+# sentence recites nothing) ---------------------------------------------------------------------------------------
+_NO_SERVICE_HARD = "[service_issue]contract_end_suspension|lock_sim_card_pin[PERSONA:Hard]"
+
+
+@pytest.mark.parametrize("opening, verdicts", [
+    # two persona notes voiced (what the phone is for, unease with technology), nothing of the instructions: in
+    # character, and not sure evidence either way (suspect)
+    ("Hello dear. My phone has said No Service all morning and I'm fretting. I'm hopeless with technology and it "
+     "makes me uneasy. I mostly use the phone to take photos of my grandchildren and I don't want to lose them.",
+     ["suspect"]),
+    # the persona's particulars (its age, its old job) recited with it: its brief
+    ("Hello. My phone has said No Service all morning. I'm 64, a retired librarian; I only use it for calls and "
+     "pictures of the grandchildren, and technology makes me uneasy.", ["fail"]),
+])
+def test_persona_notes_voiced_without_their_particulars_are_in_character(opening, verdicts):
+    tracker = RuleTracker(task_criteria(load_task("telecom", _NO_SERVICE_HARD, source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == verdicts
+
+
+# -- round 54: the SIM detected or not, an icon seen, a statement before a dashed question, a wanted or awaited state --
+@pytest.mark.parametrize("text, states", [
+    ("The phone isn't picking up my SIM card at all.", (("sim", "missing"),)),
+    ("It doesn't recognise the SIM either.", (("sim", "missing"),)),
+    ("The SIM card is not being detected.", (("sim", "missing"),)),
+    ("There's no SIM card detected, it says.", (("sim", "missing"),)),  # no "detected" read as in place
+    ("The SIM is not seated right.", (("sim", "missing"),)),  # (was read as in place)
+    ("Good news, the SIM is being detected now.", (("sim", "ok"),)),
+    ("The SIM card is locked now and wants a code.", (("sim", "locked"),)),
+    ("SIM Card Status: locked_pin", (("sim", "locked"),)),
+    ("I couldn't find the SIM tray.", ()),  # the tray, not the card
+    ("I can see a small roaming icon up top.", (("roaming", "on"),)),
+    ("I can see the wifi icon is grey.", ()),  # a look said of the icon: no state read from seeing it
+    ("Wifi calling is off too - is that the problem?", (("wifi calling", "off"),)),  # the statement before the dash
+    ("Is wifi calling off - or on?", ()),
+    ("Could you help me get my signal back?", ()),
+    ("I'd really like my service back today.", ()),
+    ("I'll call it sorted once the status bar shows I have signal.", ()),
+    ("I have my signal back.", (("signal", "on"),)),
+])
+def test_sim_detection_icons_dashed_questions_and_wanted_states(text, states):
+    assert device_states(text) == states
+
+
+def test_a_state_the_scenario_puts_as_its_goal_is_no_state_it_gives():
+    from userbench_env.fidelity.text import scenario_device_states
+
+    assert scenario_device_states("You will consider the issue resolved when the status bar shows that you have "
+                                  "signal.") == frozenset()
+    assert scenario_device_states("Your phone has been showing 'No Service' for the past few hours.") == \
+        frozenset({("signal", "off")})
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    # the payment's result shows no status bar, and the scenario's "resolved when ... you have signal" is its goal
+    ("Paid, 65 dollars. And the bars are back up top already!", "fail"),
+    ("Paid, 65 dollars. I'd really like my signal back now.", "pass"),  # wanted, not seen
+])
+def test_the_signal_claimed_back_after_a_payment_is_unsupported(reply, verdict):
+    _, world, tracker = _setup("telecom", "[service_issue]overdue_bill_suspension|unseat_sim_card[PERSONA:Easy]")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, my phone says No Service.")])
+    tracker.agent_text(2, "Could you please run make_payment on your side with these arguments: {}?")
+    _user_call(world, tracker, 3, "make_payment")
+    tracker.user_text(3, reply)
+    assert ("fail" in _verdicts(tracker, "unsupported_device_state")) is (verdict == "fail")
+
+
+# -- round 55: sums worked out and an amount said missing; one's script followed, asking, or finished -------------
+@pytest.mark.parametrize("text, worked", [
+    ("Refunds of $120, $45 and $35 were promised and $150 came back. I did the sums: $200 owed, so $50 is missing.",
+     {"200", "50"}),
+    ("I was due $480 and got $408, so $72 is missing.", {"72"}),
+    ("I was due $480 and got $408, and $90 is missing from another account.", set()),  # not their difference
+])
+def test_sums_and_an_amount_said_missing_are_worked_out(text, worked):
+    from userbench_env.fidelity.language import worked_amounts
+
+    assert worked_amounts(text) == worked
+
+
+@pytest.mark.parametrize("opening, verdict", [
+    # the scenario's expected and received interest, summed, and their difference: arithmetic, nothing invented
+    ("Hi, I need urgent help with my savings accounts. I should be getting about $583, $554, $1,050 and $112 in "
+     "interest, but I only received about $333, $379, $750 and $68. Doing the sums: $2,299 against $1,530, so $769 "
+     "is missing.", []),
+    ("Hi, I need urgent help with my savings accounts. I should be getting about $583, $554, $1,050 and $112 in "
+     "interest, but I only received about $333, $379, $750 and $68, and another $915 is missing too.", ["fail"]),
+])
+def test_the_sums_of_the_scenarios_amounts_invent_nothing(opening, verdict):
+    _, _, tracker = _setup("banking", "task_097")
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert [v for v in _verdicts(tracker, "invents_unknown_information") if v == "fail"] == verdict
+
+
+@pytest.mark.parametrize("text, agent_like", [
+    ("I think that's every step my script asked me to cover.", True),
+    ("Following my script, the next thing is the savings account.", True),
+    ("Lovely, and my script is done now.", True),
+    ("That's my part of the script finished.", True),
+    ("The pharmacy texted that my script is ready.", False),  # a prescription
+])
+def test_ones_script_followed_asking_or_finished_breaks_character(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like

@@ -513,7 +513,11 @@ _AS_AGENT: Gated = _gated(
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
      # script", "I'm just the test user" (not the pharmacy's: "they have my script ready")
-     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives)\b|\b(?:according to|per|in|off|end of) my script\b"
+     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives|asks|asked|wants|wanted|had me)\b"
+     r"|\b(?:according to|per|in|off|end of|following|follow) my script\b"
+     # one's script finished, or one's part of it: "my script is finished now", "my part of this script is done"
+     # (not the pharmacy's "my script is ready")
+     r"|\bmy script(?: is|'s) (?:now )?(?:finished|complete|completed|done|over)\b|\bmy part of (?:this|the) script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
      r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
      # the conversation called its scenario, or its task the one given, in what the speaker says of itself ("that's
@@ -1256,13 +1260,14 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
     return sorted(money | paid)
 
 
-#: Words saying an amount is the total of others ("that is $2,299", "$105 altogether").
-_TOTAL_WORDS = re.compile(r"\b(?:total|totals|altogether|in all|all up|sum|comes? to|adds? up|added up|combined|that is|"
-                          r"that'?s|which makes|makes)\b")
+#: Words saying an amount is the total of others ("that is $2,299", "$105 altogether", "I did the sums:
+#: $2,299 expected").
+_TOTAL_WORDS = re.compile(r"\b(?:total|totals|altogether|in all|all up|sums?|summed|comes? to|adds? up|added up|combined|"
+                          r"that is|that'?s|which makes|makes)\b")
 #: Words saying an amount is the difference of two ("$214 under", "a shortfall of $769", "$40 left",
-#: "above $300, only by $2.67").
+#: "above $300, only by $2.67", "some $769 missing").
 _DIFFERENCE_WORDS = re.compile(r"\b(?:under|over|above|below|short|shortfall|difference|left|remaining|leaves|less|more|"
-                               r"saving|saves?|cheaper|higher|lower|exceeds?|exceeded|minus|gap)\b")
+                               r"saving|saves?|cheaper|higher|lower|exceeds?|exceeded|minus|gap|missing|owed)\b")
 #: The end of a sentence (not a decimal point).
 _SENTENCE_END = re.compile(r"(?<!\d)[.!?](?!\d)|\n")
 

@@ -674,8 +674,12 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
                           r"|\b(?:it|phone)\s+isn'?t\s+(?:\w+\s+)?(?:connected to|using|on|in)\s+" + _LINK_DETERMINER +
                           r"|\b(?:there'?s|there is|i have|i'?ve got|got|have)\s+(no)\s+$"
                           r"|\b(?:no|(?:do not|don'?t|cannot|can'?t) (?:have|get)) access to\s+(?:the\s+|any\s+)?$")
-#: Seeing what follows on the screen: for an icon ("I can see the little plane up in the corner"), its feature on.
-_SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve noticed|there'?s)\s+(?:the\s+|a\s+|that\s+)?$")
+#: Seeing what follows on the screen: for an icon ("I can see the little plane up in the corner", "I can see the
+#: little roaming symbol at the top"), its feature on.
+_SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve noticed|there'?s)\s+(?:the\s+|a\s+|that\s+)?"
+                          r"(?:(?:little|small|tiny)\s+)?$")
+#: An icon word after a feature's name, no state said of it after ("the roaming symbol", not "the wifi icon is grey").
+_ICON_AFTER = re.compile(r" (?:icon|symbol|sign|indicator|logo)\b(?! (?:is|isn't|was|wasn't|has|says|shows|looks)\b|'s)")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
 #: on", "no VPN on there anymore" (a "no" on the same line, not a value: "Enabled: No").
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
@@ -712,8 +716,9 @@ _ASPECT_GATES = (*_FEATURE_GATES, "status bar:", "signal", "service", "bar", "re
                  "storage", "sms")
 
 
-#: What ends a clause: a question's clause ends with "?".
-_CLAUSE_END = re.compile(r"[.!?\n,;]")
+#: What ends a clause: a question's clause ends with "?"; a dash between spaces ends one too ("roaming is off too
+#: - is that why?": the statement, then the question).
+_CLAUSE_END = re.compile(r"[.!?\n,;]| [-\u2013\u2014] |\u2014")
 
 
 #: An indirect question: "tell me whether the service is back", "let me know if roaming is on".
@@ -734,7 +739,8 @@ def _asked(text: str, start: int, end: int) -> bool:
     stop = _CLAUSE_END.search(text, end)
     if stop is not None and stop.group(0) == "?":
         return True
-    if stop is not None and stop.group(0) == "," and text.startswith(" or ", stop.end()):
+    if stop is not None and stop.group(0).strip() in (",", "-", "\u2013", "\u2014") and text.startswith(
+            ("or ", " or "), stop.end()):
         close = _SENTENCE_END.search(text, stop.end())
         if close is not None and close.group(0) == "?":
             return True  # (else its sentence may still ask it indirectly)
@@ -745,16 +751,26 @@ def _asked(text: str, start: int, end: int) -> bool:
 #: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
 #: would bring the signal back"), as is what one thought something would do ("I'd have thought turning
 #: airplane mode off would bring the signal back") and what a condition puts ("okay, if it gets me
-#: service back").
+#: service back"), as is what a goal waits for ("I'll consider it resolved when the status bar shows I have signal").
 _HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed"
-                    r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b)|if|unless|as long as)\b")
-_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed", "if", "unless", "as long as")
+                    r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b)|if|unless|as long as"
+                    r"|(?:resolved|fixed|solved|sorted|done|happy|satisfied) (?:once|when|as soon as))\b")
+_HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed", "if", "unless", "as long as",
+               "resolved", "fixed", "solved", "sorted", "done", "happy", "satisfied")
+#: What one wants, asks help to get, or may yet get, just before a state: wanted, not seen ("I'd like my signal
+#: back", "I'd appreciate help getting my signal back", "so I can get my service back"; not "I got my signal back").
+_WANTED = re.compile(r"\b(?:help(?: me)?(?: (?:to|with|in))?(?: (?:get|getting|bring|bringing|restore|restoring))?"
+                     r"|(?:(?:'d|would) (?:\w+ly )?like|(?:\w+ly )?(?:want|wants|need|needs))(?: to (?:have|get))?"
+                     r"|(?:to|can|could|will|'ll|would|'d|should|might|may|must) (?:get|bring|restore))(?: my| the| back)? $")
 
 
 def _unasserted(text: str, start: int, end: int) -> bool:
-    """True when the state at ``text[start:end]`` is not asserted: asked (:func:`_asked`), or
-    hoped for, wished, expected or put as a condition earlier in its clause (:data:`_HOPED`)."""
+    """True when the state at ``text[start:end]`` is not asserted: asked (:func:`_asked`), wanted
+    (:data:`_WANTED`), or hoped for, wished, expected or put as a condition earlier in its clause
+    (:data:`_HOPED`)."""
     if _asked(text, start, end):
+        return True
+    if _WANTED.search(text, max(0, start - 40), start) is not None:
         return True
     if not any(gate in text for gate in _HOPE_GATES):
         return False
@@ -828,7 +844,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
         elif (link := _LINK_BEFORE.search(lead)) is not None:
             on = link.group(2) not in ("off", None)
             verbs.append((feature, "on" if on != (link.group(1) is not None) else "off", earlier))
-        elif "plane" in m.group(1) and after is None and _SEEN_BEFORE.search(lead) is not None:
+        elif (after is None and ("plane" in m.group(1) or _ICON_AFTER.match(text, m.end()))
+              and _SEEN_BEFORE.search(lead) is not None):
             verbs.append((feature, "on", earlier))  # the icon seen on the screen ("I can see the little plane")
     shown = [(feature, "on" if feature in line else "off", False) for line in _STATUS_BAR.findall(text)
              for feature, absent_is_off in _STATUS_BAR_FEATURES if feature in line or absent_is_off]
@@ -872,13 +889,19 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          # every bar shown: "the signal bars are all full", "the bars at the top are full", "I've got all my bars showing"
                          r"|(?<!no )\bbars(?: [a-z]+){0,4}?(?:'re| are) (?:all )?full\b"
                          r"|\b(?:got|have|has|see|showing|shows|with) all (?:my |the |of the )?(?:signal )?bars\b"),
-        # the SIM card
+        # the SIM card: in place and detected, missing or not detected ("the phone isn't detecting the SIM card"), or
+        # locked ("SIM Card Status: locked_pin", "the SIM card is locked with a PIN code")
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
-                      rf"|\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,3}}?(?:seated|inserted|fine|ok|okay|working|active|properly)\b"
+                      rf"|(?<!\bno )\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}(?!not |never )\w+ ){{0,3}}?(?:being )?"
+                      r"(?:seated|inserted|fine|ok|okay|working|active|properly|detected|recogni[sz]ed)\b"
                       r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
                       r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"),
-        ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:in|there|inserted"
-                           r"|detected|found))\b"),
+        ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b"
+                           r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
+                           r"|recogni[sz]ed|seated))\b|\bsim(?: card)?(?: is|'s)?n't (?:being )?(?:detected|found|recogni[sz]ed|seated)\b"
+                           r"|(?:\bnot|n't) (?:\w+ )?(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)"
+                           r" (?:my |the |a |any |that )?sim(?: card)?\b(?! (?:tray|slot|pin|puk|number|tool|ejector))"),
+        ("sim", "locked", r"sim card status: locked|\bsim(?: card)?(?:'s| is) (?:\w+ )?(?:locked|pin-locked)\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset\b(?! (?:at|on|when|after|once) )"
                       rf"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?"
@@ -1004,9 +1027,17 @@ _ACQUIRED = re.compile(
 def scenario_device_states(text: str) -> frozenset[tuple[str, str]]:
     """(feature, state) pairs a scenario states: its current and earlier states
     (:func:`device_states`, :func:`past_device_states`) and the features it says were
-    acquired or given up (:data:`_ACQUIRED`: "installed a VPN" is the VPN on)."""
+    acquired or given up (:data:`_ACQUIRED`: "installed a VPN" is the VPN on). A state it puts
+    as a condition (:data:`_CONDITION_CLAUSE`: "you will consider the issue resolved when the
+    status bar shows that you have signal") is the goal, not a state it gives."""
+    text = _CONDITION_CLAUSE.sub("", text)
     acquired = {(_feature(m.group(3)), "on" if m.group(1) else "off") for m in _ACQUIRED.finditer(lowered(text))}
     return frozenset(device_states(text)) | frozenset(past_device_states(text)) | acquired
+
+
+#: A scenario's condition clause, to the end of its sentence ("when the status bar shows that you have signal",
+#: "if the agent asks you to ...").
+_CONDITION_CLAUSE = re.compile(r"\b(?:when|whenever|once|until|as soon as|if|unless)\b[^.;!?\n]*", re.I)
 
 
 @lru_cache(maxsize=_CACHE)

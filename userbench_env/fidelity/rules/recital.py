@@ -18,9 +18,10 @@ from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, r
 
 
 #: The ``suspect`` outcomes of a reading, each with why it is not sure.
-_ASKED, _TALK_ASKED, _LIGHT, _AFTER_DONE, _WANTS = "asked", "talk asked", "light", "after done", "wants"
+_ASKED, _BARE, _TALK_ASKED, _LIGHT, _AFTER_DONE, _WANTS = "asked", "bare", "talk asked", "light", "after done", "wants"
 SUSPICIONS = {
     _ASKED: "recites scenario sentences, but mostly in what it asks for",
+    _BARE: "recites just enough scenario sentences, with nothing else marking a recital",
     _AFTER_DONE: "restates scenario sentences after the agent reported its request done",
     _TALK_ASKED: "touches scenario sentences, talking about its brief only in what it asks for",
     _LIGHT: "talks about its brief, touching scenario sentences by an everyday word each",
@@ -38,7 +39,10 @@ class DumpsBlueprint(Rule):
     scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
     and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
     recited when the message holds enough of its words (a third, at least 2, at most
-    :data:`RECITE_CAP`; all of a sentence of one or two words; a distinctive word held, see
+    :data:`RECITE_CAP`; all of a sentence of one or two words, unless that one word is all
+    a long sentence keeps once its topic words are aside: "able", of "if the agent asks if
+    you are able to send an MMS, ground your answer on ...", is what any message on the
+    matter says; a distinctive word held, see
     :func:`distinctive_stems`, lowers that by one, to 2: a paraphrase replaces words with
     synonyms, not a number or a name; once one sentence is recited, a further one counts
     when the message holds one of its distinctive words: a message touching several
@@ -64,12 +68,11 @@ class DumpsBlueprint(Rule):
     a sentence, or touching ``minimum`` sentences, while talking about its own brief
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
     refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
-    with, counts unless the one sentence nearly recited is a persona note, ``params["persona"]``,
-    and nothing else talks about the brief: voicing one's own persona is in character, and
+    with, counts unless every sentence firmly nearly recited is a persona note, ``params["persona"]``,
+    and nothing else talks about the brief: voicing one's own persona is in character ("I'm not
+    very good with technology ... I don't want to lose my photos of my grandchildren"), and
     with nothing nearly recited, persona notes touched by a word each ("a sad sort of week")
-    do not count among the sentences touched; a long
-    sentence touched by one everyday word, "able to send" in a long instruction on what to do
-    if asked whether one can send, does not count as nearly recited there)
+    do not count among the sentences touched)
     recites every sentence it brings a new word
     of (and, talking about it twice, is a recital with one sentence recited); one reciting a sentence along with
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
@@ -376,13 +379,15 @@ class RecitalReader:
         nearly = [(sentence, sentence.words & said, least) for sentence in sentences if (least := _nearly(sentence, said))]
         if _one_line(nearly, prompt) and not recital_cues(text, conditions):
             return _PASS  # the sentences of one line the scenario quotes for the user to say, and nothing else: the line said
-        matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in nearly]
-        # voicing its own persona is in character: beside one persona note alone, or nothing, with no other talk
-        # about the brief ("I should warn you"), describing oneself and how one is to be dealt with is none (a long
-        # sentence touched by one everyday word, "able", is what any message on the matter says: it does not count)
-        firm = [sentence for sentence, shared, _ in nearly
+        # a long sentence touched by one everyday word, "able", is what any message on the matter says: it is
+        # recited only firmly (its topic words aside, "if asked whether you are able to send ..." is one word long)
+        firm = [(sentence, shared, least) for sentence, shared, least in nearly
                 if len(shared) >= 2 or shared & sentence.marks or 2 * len(shared) >= sentence.size]
-        manner = len(firm) > 1 or any(not sentence.persona for sentence in firm) or recital_cues(text, conditions, False) > 0
+        matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in firm]
+        # voicing its own persona is in character: beside persona notes alone, or nothing, with no other talk
+        # about the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
+        manner = any(not sentence.persona or shared & sentence.marks for sentence, shared, _ in firm) or recital_cues(
+            text, conditions, False) > 0
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
         enough = minimum + 1 if prompt else minimum
@@ -404,7 +409,7 @@ class RecitalReader:
             sure = (beyond > minimum or (beyond == minimum and (recital_cues(text, conditions, manner)
                                                                  or RecitalReader._pastes(text, pasted, COPIED_WORDS)))
                     or identity >= RECITAL_IDENTITY)
-            return _FAIL if sure else _ASKED
+            return _FAIL if sure else _ASKED if beyond < minimum else _BARE
         if free and identity >= RECITAL_IDENTITY:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
