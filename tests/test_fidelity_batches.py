@@ -172,7 +172,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b225": {"gptstyle233": 1903, "tulear2": 1904, "gptstyle234": 1905, "mostar2": 1906},
          "b226": {"gptstyle235": 1907, "salta3": 1908, "gptstyle236": 1909, "nuuk5": 1910},
          "b227": {"gptstyle237": 1911, "tozeur": 1912, "gptstyle238": 1913, "mopti2": 1914},
-         "b228": {"gptstyle239": 1915, "harar2": 1916, "gptstyle240": 1917, "oruro3": 1918}}
+         "b228": {"gptstyle239": 1915, "harar2": 1916, "gptstyle240": 1917, "oruro3": 1918},
+         "b229": {"gptstyle241": 1919, "sousse": 1920, "gptstyle242": 1921, "bamako": 1922},
+         "b230": {"gptstyle243": 1923, "galle2": 1924, "gptstyle244": 1925, "luxor": 1926}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

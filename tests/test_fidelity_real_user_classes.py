@@ -4398,3 +4398,22 @@ def test_ones_script_followed_asking_or_finished_breaks_character(text, agent_li
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is agent_like
+
+
+# -- round 56: a clock time written with an "h" ("15h00") is a time, not an identifier ------------------------------
+@pytest.mark.parametrize("text, times, runs", [
+    ("The return leaves at 15h00 on the 28th.", {900}, ()),
+    ("Only flights after 8h30 and before 21h00, please.", {510, 1260}, ()),
+    ("My booking code is AB15H30X.", set(), ("ab15h30x",)),  # letters around it: a code
+    ("It is a 12h flight.", set(), ()),  # a length, no minutes: no time
+])
+def test_a_time_written_with_an_h_is_a_time(text, times, runs):
+    from userbench_env.fidelity.language import clock_times, id_runs
+
+    assert clock_times(text) == times and id_runs(text) == runs
+
+
+def test_a_departure_window_written_with_an_h_invents_nothing():
+    # the scenario's "only flights departing after 8am and before 9pm", in the writer's own notation
+    assert _invented("33", [("user", "Hello. I'd like to move my outgoing flight one day later, nonstop, and my "
+                                     "return from SFO too. Only flights leaving after 8h00 and before 21h00.")]) != ["fail"]

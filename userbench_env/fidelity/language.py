@@ -1140,13 +1140,13 @@ def _day(day: str) -> int:
 #: What every day written in words ends with: a gate before reading dates without digits.
 _ORDINAL_GATE = re.compile(r"(?:first|second|third|th)\b", re.I)
 _ISO_TIME = re.compile(r"(\d)T(\d)")
-_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b")
+_TIME = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2})[:h](\d{2})\b")
 _DIGIT = re.compile(r"\d")
 
 
 @lru_cache(maxsize=_CACHE)
 def clock_times(text: str) -> frozenset[int]:
-    """The clock times ``text`` writes ("3pm", "3:45 p.m.", "15:45"), as minutes after midnight."""
+    """The clock times ``text`` writes ("3pm", "3:45 p.m.", "15:45", "15h45"), as minutes after midnight."""
     out: set[int] = set()
     if _DIGIT.search(text) is None:
         return frozenset()
@@ -1190,6 +1190,8 @@ def id_run_parts(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
         written = m.group(0).strip()
         if _ISO_DATE.fullmatch(written) or dates(written):
             continue  # a date written year first ("1975-07-16") or a month and day ("05-21"): read by :func:`dates`
+        if _H_TIME.fullmatch(written):
+            continue  # a time written with an "h" ("15h00", "8h30"): read by :func:`clock_times`
         parts = re.split(r"[ -]+", written.lstrip("#"))
         if all(_UNIT_MEASURE.fullmatch(part) for part in parts):
             continue  # measures side by side ("8GB 1TB SSD"): a specification, not an identifier
@@ -1212,6 +1214,8 @@ _YEAR = re.compile(r"(?:19|20)\d\d")
 #: A number with its unit run together ("8GB", "1TB", "5000mAh", "2.4GHz", "15in").
 _UNIT_MEASURE = re.compile(r"\d+(?:\.\d+)?(?:[kmgt]b|[kmg]?hz|mah|ml|oz|kg|lbs?|mm|cm|ft|in|mp|[glmwvk])", re.I)
 _ISO_DATE = re.compile(r"(?:19|20)\d\d-\d{1,2}-\d{1,2}")
+#: A clock time written with an "h" between hours and minutes, as French and many other languages write it.
+_H_TIME = re.compile(r"(?:[01]?\d|2[0-3])h[0-5]\d", re.I)
 #: (A year joined by a hyphen to a word is a compound's modifier, "a 2007-flip-phone vibe", and one
 #: a thing is likened to is a figure of speech, "feels like 2004 in here": no year stated.)
 _YEARS = re.compile(r"(?<![\d.,$])(?<!like )(?<!like it's )(?<!like its )(?<!like it is )(?:19|20)\d\d(?![\d,]|\.\d|-[a-z])", re.I)
