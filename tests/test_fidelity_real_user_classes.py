@@ -4152,6 +4152,12 @@ def test_closing_on_an_outcome_one_trusts_claims_no_check(reply, verdict):
     ("My character is meant to be careful, so let me double-check the total.", True),
     ("As far as the worst-case scenario goes, I'd lose the deposit.", False),
     ("It's not in my character to complain, but this took a while.", False),
+    # (round 55) one's script followed, asking things of one, or finished; a prescription is the customer's
+    ("I think that's every step my script asked me to cover.", True),
+    ("Following my script, the next thing is the savings account.", True),
+    ("Lovely, and my script is done now.", True),
+    ("That's my part of the script finished.", True),
+    ("The pharmacy texted that my script is ready.", False),
 ])
 def test_naming_the_scenario_or_ones_character_as_written_breaks_character(text, agent_like):
     from userbench_env.fidelity.language import speaks_as_agent
@@ -4360,7 +4366,7 @@ def test_the_signal_claimed_back_after_a_payment_is_unsupported(reply, verdict):
     assert ("fail" in _verdicts(tracker, "unsupported_device_state")) is (verdict == "fail")
 
 
-# -- round 55: sums worked out and an amount said missing; one's script followed, asking, or finished -------------
+# -- round 55: sums worked out and an amount said missing (one's script: in round 51's test) ----------------------
 @pytest.mark.parametrize("text, worked", [
     ("Refunds of $120, $45 and $35 were promised and $150 came back. I did the sums: $200 owed, so $50 is missing.",
      {"200", "50"}),
@@ -4385,19 +4391,6 @@ def test_the_sums_of_the_scenarios_amounts_invent_nothing(opening, verdict):
     _, _, tracker = _setup("banking", "task_097")
     _play(tracker, [("agent", GREETING), ("user", opening)])
     assert [v for v in _verdicts(tracker, "invents_unknown_information") if v == "fail"] == verdict
-
-
-@pytest.mark.parametrize("text, agent_like", [
-    ("I think that's every step my script asked me to cover.", True),
-    ("Following my script, the next thing is the savings account.", True),
-    ("Lovely, and my script is done now.", True),
-    ("That's my part of the script finished.", True),
-    ("The pharmacy texted that my script is ready.", False),  # a prescription
-])
-def test_ones_script_followed_asking_or_finished_breaks_character(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
-    assert speaks_as_agent(text) is agent_like
 
 
 # -- round 56: a clock time written with an "h" ("15h00") is a time, not an identifier ------------------------------
