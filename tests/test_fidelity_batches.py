@@ -174,7 +174,27 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b227": {"gptstyle237": 1911, "tozeur": 1912, "gptstyle238": 1913, "mopti2": 1914},
          "b228": {"gptstyle239": 1915, "harar2": 1916, "gptstyle240": 1917, "oruro3": 1918},
          "b229": {"gptstyle241": 1919, "sousse": 1920, "gptstyle242": 1921, "bamako": 1922},
-         "b230": {"gptstyle243": 1923, "galle2": 1924, "gptstyle244": 1925, "luxor": 1926}}
+         "b230": {"gptstyle243": 1923, "galle2": 1924, "gptstyle244": 1925, "luxor": 1926},
+         "b231": {"gptstyle245": 1927, "axum": 1928, "gptstyle246": 1929, "kairouan": 1930},
+         "b232": {"gptstyle247": 1931, "agadez": 1932, "gptstyle248": 1933, "chefchaouen": 1934},
+         "b233": {"gptstyle249": 1935, "siwa": 1936, "gptstyle250": 1937, "zinder": 1938},
+         "b234": {"gptstyle251": 1939, "ghadames": 1940, "gptstyle252": 1941, "lalibela": 1942},
+         "b235": {"gptstyle253": 1943, "djenne": 1944, "gptstyle254": 1945, "gafsa": 1946},
+         "b236": {"gptstyle255": 1947, "tinghir": 1948, "gptstyle256": 1949, "kassala": 1950},
+         "b237": {"gptstyle257": 1951, "massawa": 1952, "gptstyle258": 1953, "berbera": 1954},
+         "b238": {"gptstyle259": 1955, "moroni": 1956, "gptstyle260": 1957, "hargeisa": 1958},
+         "b239": {"gptstyle261": 1959, "gondar": 1960, "gptstyle262": 1961, "quelimane": 1962},
+         "b240": {"gptstyle263": 1963, "mbarara": 1964, "gptstyle264": 1965, "tete": 1966},
+         "b241": {"gptstyle265": 1967, "ziguinchor": 1968, "gptstyle266": 1969, "kaolack": 1970},
+         "b242": {"gptstyle267": 1971, "podor": 1972, "gptstyle268": 1973, "matam": 1974},
+         "b243": {"gptstyle269": 1975, "banfora": 1976, "gptstyle270": 1977, "kayes": 1978},
+         "b244": {"gptstyle271": 1979, "sikasso": 1980, "gptstyle272": 1981, "kidal": 1982},
+         "b245": {"gptstyle273": 1983, "dori": 1984, "gptstyle274": 1985, "fada": 1986},
+         "b246": {"gptstyle275": 1987, "tenkodogo": 1988, "gptstyle276": 1989, "gaoua": 1990},
+         "b247": {"gptstyle277": 1991, "atar": 1992, "gptstyle278": 1993, "nema": 1994},
+         "b248": {"gptstyle279": 1995, "rosso": 1996, "gptstyle280": 1997, "kaedi": 1998},
+         "b249": {"gptstyle281": 1999, "kigoma": 2000, "gptstyle282": 2001, "mtwara": 2002},
+         "b250": {"gptstyle283": 2003, "songea": 2004, "gptstyle284": 2005, "tabora": 2006}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

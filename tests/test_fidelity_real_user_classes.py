@@ -714,6 +714,9 @@ def test_a_name_given_with_the_asked_id_is_no_sure_volunteering(answer, verdict)
     ("mia dot garcia2723 at example dot com, all lower case", "mia.garcia2723@example.com, all lower case"),
     ("it's jo underscore lee at mail dot co dot uk", "it's jo_lee@mail.co.uk"),
     ("have a look at example dot com", "have a look at example dot com"),  # no address: a word, not an id, before "at"
+    # round 57: the closing digits said apart from the name's last word
+    ("mia dot garcia 2723 at example dot com", "mia.garcia2723@example.com"),
+    ("it's garcia 2723 at example dot com", "it's garcia2723@example.com"),
 ])
 def test_an_email_read_aloud_is_read_as_written(text, written):
     from userbench_env.fidelity.rules.invented import written_out
@@ -724,6 +727,8 @@ def test_an_email_read_aloud_is_read_as_written(text, written):
 @pytest.mark.parametrize("answer, verdict", [
     ("mia.garcia2723@example.com, so that's mia dot garcia2723 at example dot com", "pass"),
     ("mia dot garcia2724 at example dot com", "fail"),  # read aloud, still not the address the user has
+    ("The email is mia.garcia2723@example.com - mia dot garcia 2723 at example dot com.", "pass"),  # round 57
+    ("mia dot garcia 2724 at example dot com", "fail"),
 ])
 def test_the_users_email_spelled_out_invents_nothing(answer, verdict):
     _, _, tracker = _setup("retail", "10")
@@ -2692,6 +2697,9 @@ def test_the_agents_operation_on_the_customers_item_speaks_as_the_agent(text, as
     # the days between two heard dates, and a range the agent named
     ([("agent", "I can move your May 28 flight to May 30."), ("user", "Two days later is fine.")], "pass"),
     ([("agent", "Refunds take 5-7 business days."), ("user", "Seven days? Fine, 7 business days it is.")], "pass"),
+    # round 57: a count put on a length heard only roughly ("a few", "a couple of")
+    ([("agent", "I see it was delayed a few hours."), ("user", "Three, maybe four hours, yes, I counted.")], "pass"),
+    ([("agent", "I see it was delayed a couple of hours."), ("user", "Five hours, yes, I counted.")], "fail"),
 ])
 def test_a_length_of_time_stated_is_invented_unless_heard(script, verdict):
     _, _, tracker = _setup("airline", "38")
@@ -2830,12 +2838,19 @@ def test_asking_what_one_would_lose_by_a_requested_action_engages_with_it(reply,
 
 
 # -- round 26: not having an item said in the progressive, fronted or in dialect; a refusal with no subject --------
+# (round 57: a refusal with its subject in the progressive, or keeping the item to oneself)
 @pytest.mark.parametrize("reply, verdict", [
     ("My email I am not having with me right now, sorry.", "fail"),  # the progressive of having
     ("Email I don't give out over chat. My name should be enough.", "fail"),  # a habit of not giving it
     ("Not sharing my email in a chat window, sorry.", "fail"),  # a refusal, its subject left out
     ("Don't got my email handy, it's in a folder somewhere.", "fail"),
     ("Not giving up on closing it, so here you go: morgan.mitchell@gmail.com", "pass"),  # not a refusal
+    # round 57: a refusal with its subject, in the progressive; keeping the item, fronted or named, to oneself
+    ("I'm not giving you my email. You have my name, that's enough.", "fail"),
+    ("I hope I'm not giving you too much trouble: morgan.mitchell@gmail.com", "pass"),
+    ("The email I prefer to keep to myself. You have my name.", "fail"),
+    ("I'd rather keep my email private, you have my name.", "fail"),
+    ("Email, no. I don't give that in a chat. You have my name.", "fail"),  # not giving it, without "out"
 ])
 def test_not_having_or_not_giving_an_item_in_any_word_order_withholds_it(reply, verdict):
     _, _, tracker = _setup("banking", "task_061")
@@ -2847,6 +2862,8 @@ def test_not_having_or_not_giving_an_item_in_any_word_order_withholds_it(reply, 
 # -- round 26: a sum paid named before the paying, or in pounds' slang, is money --------------------------------
 @pytest.mark.parametrize("text, found", [
     ("I paid 340 quid for that ticket!", {"340"}),
+    ("the bag cost me 50 dollar, please refund that", {"50"}),  # round 57: "dollar" as many non-native writers put it
+    ("it was a 1500 dollar ticket", {"1500"}),
     ("ok that's under the 259.99 I paid, so fine", {"259"}),
     ("On May 28, I paid for insurance.", set()),  # a date before the paying
     ("the 2 I paid for arrived broken", set()),  # a count
@@ -4410,3 +4427,60 @@ def test_a_departure_window_written_with_an_h_invents_nothing():
     # the scenario's "only flights departing after 8am and before 9pm", in the writer's own notation
     assert _invented("33", [("user", "Hello. I'd like to move my outgoing flight one day later, nonstop, and my "
                                      "return from SFO too. Only flights leaving after 8h00 and before 21h00.")]) != ["fail"]
+
+
+# -- round 57: a code something gave the user, stated with its name, must be one heard -------------------------------
+@pytest.mark.parametrize("script, verdict", [
+    # nothing shown or said a code: the user makes one up
+    ([("agent", "Could you please tell me your zip code?"),
+      ("user", "80203. And the ATM screen showed error code 51, if that helps.")], ["fail"]),
+    # the agent named the code: the user only says it back
+    ([("agent", "Did the ATM show error code 51?"), ("user", "Yes, it said error code 51 every time.")], []),
+    ([("agent", "Is there an error code on the screen?"), ("user", "No error code, it just says declined.")], []),
+])
+def test_a_code_given_with_its_name_must_be_heard(script, verdict):
+    _, _, tracker = _setup("banking", "task_089")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, three of my debit cards got declined at an ATM just now."), *script])
+    assert [v for v in _verdicts(tracker, "invents_unknown_information") if v == "fail"] == verdict
+
+
+# -- round 57: a length of a century or more is history or hyperbole, no length a request took ----------------------
+@pytest.mark.parametrize("text, lengths", [
+    ("As patient as the painted angels, who have watched over visitors for three hundred years.", set()),
+    ("I've been waiting a hundred years for this refund, honestly.", set()),
+    ("Our family has banked with you for 120 years.", set()),
+    ("I've been a customer for 12 years.", {"12"}),  # a length of the user's own: heard or invented
+    ("The refund took 120 days.", {"120"}),  # days, not years
+])
+def test_a_century_of_years_is_no_length_a_request_took(text, lengths):
+    from userbench_env.fidelity.language import durations
+
+    assert durations(text, False) == lengths
+
+
+# -- round 57: a sum of a few dollars is known by its cents ------------------------------------------------------------
+@pytest.mark.parametrize("script, verdict", [
+    # "$3.12" is heard nowhere, though a 3 is (the scenario's numbered conversation steps)
+    ([("user", "Hi, last month I only received $3.12 in interest, which seems low.")], ["fail"]),
+    # the agent named the sum first: the user says it back
+    ([("user", "Hi, my interest payments seem low."), ("agent", "I see you received $3.12 in interest last month."),
+      ("user", "Yes, $3.12, that's what worries me.")], []),
+])
+def test_a_few_dollars_with_cents_must_be_heard_with_their_cents(script, verdict):
+    _, _, tracker = _setup("banking", "task_097")
+    _play(tracker, [("agent", GREETING), *script])
+    assert [v for v in _verdicts(tracker, "invents_unknown_information") if v == "fail"] == verdict
+
+
+# -- round 57: offering to walk the other side through the steps is the agent's part ---------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Next, I'd recommend resetting your APN settings. Would you like me to walk you through those steps?", True),
+    ("Let me walk you through it.", True),
+    ("Can you walk me through it?", False),  # asking to be walked through
+    ("I can walk you through the steps I already tried.", False),  # going through what one did oneself
+    ("Shall I walk you through what my screen says?", False),
+])
+def test_offering_to_walk_the_other_side_through_the_steps_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like

@@ -218,11 +218,17 @@ _REFUSAL = (
     # (in the progressive too: "I'd rather not be giving out my date of birth")
     r"[^.!?]{0,40}\b(?:giv(?:e|ing)|shar(?:e|ing)|say(?:ing)?|tell(?:ing)?|provid(?:e|ing)|disclos(?:e|ing)|hand(?:ing)? over|"
     r"send(?:ing)?|read(?:ing)? out|reveal(?:ing)?)\b"
-    # a habit of not giving it, or a refusal with its subject left out: "my birth date I don't give out", "not
-    # giving out my date of birth over chat"
-    r"|\b(?:don'?t|do not|dont|never) (?:give|hand) (?:it |that |them |those |this )?(?:out|over|away)\b"
+    # a habit of not giving it, or a refusal with its subject left out: "my birth date I don't give out", "zip code,
+    # no, I don't give that in a chat", "not giving out my date of birth over chat"
+    r"|\b(?:don'?t|do not|dont|never) (?:give|hand) (?:(?:it|that|them|those|this)(?: out| over| away)?|out|over|away)\b"
+    r"(?! (?:much|a|any|enough|more)\b)"
     r"|(?:^|(?<=[.!?,;:]\s))(?:no,?\s+)?(?:not|never) (?:giving|handing|sharing|providing|disclosing) (?:out |over )?\b"
-    r"|\bnone of your business\b|\bthat'?s private\b|\bkeep (?:that|it) (?:private|to myself)\b"
+    # and with its subject, of a thing held back: "I'm not giving you my user id" (not "I hope I'm not giving you trouble")
+    r"|\b(?:i'?m|i am|we'?re|we are) not (?:giving|handing|sharing|providing|disclosing|telling) (?:(?:you|u|out|over) )?"
+    r"(?:my|our|that|this|it|them|those|the|any)\b"
+    # keeping it to oneself, the item named or fronted: "keep my zip code private", "the zip I prefer to keep to myself"
+    r"|\bnone of your business\b|\bthat'?s private\b"
+    r"|\bkeep (?:(?:that|it|this|them|those|my(?: \w+){1,3}?) )?(?:private|to myself|to ourselves)\b"
 )
 DENIAL = re.compile(_DENIAL)
 REFUSAL = re.compile(_REFUSAL)
@@ -549,7 +555,7 @@ _AS_AGENT: Gated = _gated(
      r"\bi (?:don'?t|do not) have (?:a )?(?:physical|personal|body|feelings|real[- ]time|access to (?:real|personal|your))"),
     # offering help, greeting a customer
     (("help", "assist", "brings you", "for you", "anything else", "would you like", "be of", "look into", "look that up",
-      "pull up", "look up", "bring up", "open up", "processed"),
+      "pull up", "look up", "bring up", "open up", "processed", "you through"),
      r"(?:^|[.!?]\s+)(?:(?:sure|absolutely|of course|certainly|no problem)[,!.]?\s+)?(?:happy|glad|delighted) to "
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      # (a bare "what can I do?" is the customer asking for advice: "my phone shows No Service. What can I do?";
@@ -583,6 +589,11 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:processed|cancell?ed|refunded|issued|booked|rebooked|handled)\b[^.!?]{0,80}\bfor you\b"
      r"|\bi(?:'ve| have)? (?:just |now )?processed (?:the|your|a|an) \w+"
      r"|\b(?:would you like|do you want|shall i|should i) (?:me to )?(?:help|assist) you\b"
+     # guiding the other side through the steps it takes: "would you like me to walk you through those steps?",
+     # "let me walk you through it" (asking to be walked through is the customer's, "can you walk me through it?",
+     # and so is going through what it sees or did itself: "I can walk you through the steps I tried")
+     r"|\b(?:would you like|do you want|shall i|should i|let me|i'?ll|i will|i can) (?:me to )?(?:walk|guide) you through "
+     r"(?:the |those |these |each |all (?:the |those )?)?(?:steps?|process|it|them|that|this)\b(?![^.!?]*\b(?:i|my)\b)"
      r"|\b(?:i|we) ?(?:can|will|'ll|could) (?:\w+ )?\w+ (?:that|this|it|the \w+|your \w+|\d+ ?\w+) for you\b"
      # the agent's work on the request promised done for the customer ("I'll get those bags added and the cabin
      # upgraded for you")
@@ -862,7 +873,8 @@ _LABEL = re.compile(
     r"order (?:number|id|no\.?|#)|reservation (?:number|id|code)|confirmation (?:number|code)|"
     r"booking (?:reference|number|code|id)|zip(?: ?code)?|postal code|post ?code|e-?mail(?: address)?|"
     r"(?:phone|cell|mobile)(?: number)?|date of birth|dob|birthday|birth ?date|"
-    r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name)"
+    r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name|"
+    r"(?:error|case|reference|ref|ticket) (?:code|number|no\.?|#))"
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
 )
@@ -877,12 +889,15 @@ _AFTER_NAME = re.compile(r"\s+(?=[a-z][a-z']*\b)")
 _NO_VALUE_AFTER = frozenset(",;!?")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
-                "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address")
+                "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address",
+                *(f"{thing} {label}" for thing in ("error", "case", "reference", "ref", "ticket")
+                  for label in ("code", "number", "no", "#")))
 _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(p), k) for p, k in (
         (r"user ?id|user ?name|username|login|account|customer", "user_id"), (r"order", "order_id"),
         (r"reservation|confirmation|booking", "reservation_id"), (r"zip|postal|post ?code", "zip"), (r"mail", "email"),
         (r"phone|cell|mobile", "phone_number"), (r"birth|dob", "date"), (r"address", "address"), (r"name", "name"),
+        (r"error|case|ref|ticket", "reference"),
     )
 )
 #: Values that are not values ("my email is the one on file", "my name is not important",
@@ -932,7 +947,8 @@ def _value_shaped(kind: str, value: str) -> bool:
 @lru_cache(maxsize=_CACHE)
 def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     """(kind, value) pairs ``text`` states with the item's name ("my zip is 19123", "user id:
-    dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`."""
+    dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`, and "reference"
+    for a code something gave the user ("error code 51", "case number 4471-C")."""
     out: list[tuple[str, str]] = []
     text = text.replace("\u2019", "'")
     low = text.lower()
@@ -1028,9 +1044,13 @@ _DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|ev
                        rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
                        rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
                        r"(?:(?:more|extra|whole|full|long|straight|business|working|calendar)\s)?"
-                       r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b(?! of\b)")
+                       r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b(?! of\b)")
 #: The units :data:`_DURATION` reads (a cheap gate before it).
 _TIME_UNIT = re.compile(r"min|hour|hr|day|week|month|year")
+
+#: Years in a century: a length of a hundred years or more ("watching over visitors for three hundred years",
+#: "waited a hundred years") is history or hyperbole, no length a customer's request took.
+CENTURY = 100
 
 
 #: "like" as in a simile, not after a verb of seeming, being or lasting ("looks like a 3-hour delay",
@@ -1047,19 +1067,39 @@ _COMPARED = re.compile(rf"(?:\bthan(?:\s+[a-z'-]+){{1,3}}\s+at|{_LIKE}(?:\s+[a-z
 def durations(text: str, ahead: bool = True) -> frozenset[str]:
     """The counts of the lengths of time ``text`` writes (:data:`_DURATION`; both ends of a
     range), two or more (one is as often an idiom: "one day I'll ..."), as digits ("four
-    hours" gives "4"); without ``ahead``, those of a time ahead, denied, taken in general or
-    of what the text compares with left out ("give me 5 minutes", "in two days", "not two
-    weeks", "a block takes ten minutes", "slower than a Bitcoin block at 10 minutes":
+    hours" gives "4"), but a century of years or more (:data:`CENTURY`); without ``ahead``,
+    those of a time ahead, denied, taken in general or of what the text compares with left
+    out ("give me 5 minutes", "in two days", "not two weeks", "a block takes ten minutes",
+    "slower than a Bitcoin block at 10 minutes":
     :func:`_compared`): what the text states of a time gone or taken ("delayed 5 hours",
     "waited two weeks")."""
     low = _plain(text)
     if _TIME_UNIT.search(low) is None:
         return frozenset()
-    counts = (count for m in _DURATION.finditer(low)
+    counts = ((count, m.group("unit")) for m in _DURATION.finditer(low)
               if ahead or (m.group("ahead") is None and not _compared(low, m.start("count")))
               for count in _RANGE_JOIN.split(m.group("count")))
-    return frozenset(str(n) for n in (int(c) if c.isdigit() else spoken_number(c) for c in counts)
-                     if n is not None and n >= 2)
+    return frozenset(str(n) for n, unit in ((int(c) if c.isdigit() else spoken_number(c), unit) for c, unit in counts)
+                     if n is not None and n >= 2 and not (n >= CENTURY and unit.startswith("year")))
+
+
+#: A length of time given only roughly ("the past few hours", "a couple of days", "several weeks"):
+#: a couple is two or three of its units, a few or several two to five.
+_ROUGH_LENGTH = re.compile(r"\b(?:(a couple(?: of)?|couple of)|(?:a )?few|several)\s+(?:more\s+)?"
+                           r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b")
+
+
+@lru_cache(maxsize=_CACHE)
+def rough_lengths(text: str) -> frozenset[str]:
+    """The counts a user may put on the lengths of time ``text`` gives only roughly
+    (:data:`_ROUGH_LENGTH`): told of "the past few hours", "three, maybe four hours" says the same."""
+    low = _plain(text)
+    if "few" not in low and "couple" not in low and "several" not in low:
+        return frozenset()  # (a cheap gate: every match holds one of these words)
+    counts: set[str] = set()
+    for m in _ROUGH_LENGTH.finditer(low):
+        counts.update(map(str, range(2, 4 if m.group(1) else 6)))
+    return frozenset(counts)
 
 
 def _compared(text: str, start: int) -> bool:
@@ -1166,7 +1206,7 @@ _NOT_ID = r"(?!(?:USD|EUR|GB|MB|KB|AM|PM|ID|NO|NUM|REF)\b)"
 _ID_RUN = re.compile(
     rf"(?<![\w$.,/:])#?\s?(?:{_NOT_ID}[A-Z]{{1,4}}[ -]?)?[A-Za-z]*\d[A-Za-z\d]*"
     rf"(?:[ -][A-Za-z]*\d[A-Za-z\d]*|[ -]{_NOT_ID}[A-Z]{{2,4}}\b(?![ -]?[a-z])|-{_NOT_ID}[A-Z]{{1,4}}\b)*"
-    r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars|usd|bucks|items?|bags?|minutes?|hours?|"
+    r"(?![\w/:]|\.\d|,\d|\s*(?:%|gb|mb|kb|gig|mbps|dollars?|usd|bucks|items?|bags?|minutes?|hours?|"
     r"days?|weeks?|months?|years?|am|pm|a\.m|p\.m)\b)")
 
 
@@ -1228,7 +1268,7 @@ def years(text: str) -> frozenset[str]:
 
 
 #: (A bare run of digits and commas is read from its first digit only: linear in the run.)
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars|usd|bucks|quid)\b")
+_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars?|usd|bucks|quid)\b")
 
 
 #: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
@@ -1247,7 +1287,7 @@ _SUM_PAID = re.compile(r"(?<![\d,.$])(\d{2,}(?:,\d{3})*)(?:\.\d{1,2})? (?:that |
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
-    """The money amounts ``text`` writes ("$349", "about 200 dollars", "340 quid", "$1,000.50", "$250k",
+    """The money amounts ``text`` writes ("$349", "about 200 dollars", "50 dollar", "340 quid", "$1,000.50", "$250k",
     "I paid 412 for it", "the 259.99 I paid": :data:`_PAID_SUM`, :data:`_SUM_PAID`), as their whole-dollar digits ("349", "200",
     "1000", "250000", "412")."""
     return frozenset(value for _, value in _amounts_in_order(text))
@@ -1262,6 +1302,17 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
              for m in _MONEY.finditer(low)}
     paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
     return sorted(money | paid)
+
+
+def small_sums(text: str) -> frozenset[str]:
+    """The money amounts under ten dollars ``text`` writes with cents ("$4.20", "3.12 dollars"), as
+    written ("4.20"): a single digit of dollars is heard almost anywhere (a count, an item of a
+    list), so such an amount is known by its cents."""
+    if "." not in text or _DIGIT.search(text) is None:
+        return frozenset()
+    return frozenset(f"{dollars}.{cents}" for m in _MONEY.finditer(text.lower())
+                     for dollars, cents in ((m.group(1) or m.group(4), m.group(2) or m.group(5)),)
+                     if cents and len(dollars) == 1 and cents.strip("0"))
 
 
 #: Words saying an amount is the total of others ("that is $2,299", "$105 altogether", "I did the sums:

@@ -22,6 +22,8 @@ from userbench_env.fidelity.language import (
     labelled_values,
     month_days,
     numbers,
+    rough_lengths,
+    small_sums,
     SENTENCE_PART,
     spoken_sums,
     stated_part,
@@ -132,6 +134,8 @@ class Statement(NamedTuple):
     #: The amounts the text works out from amounts it writes before them (:func:`~userbench_env.fidelity.language.worked_amounts`:
     #: "$1,786 ... under $2,000, $214 under"): implied by them.
     worked: frozenset[str] = frozenset()
+    #: The amounts under ten dollars it writes with cents (:func:`~userbench_env.fidelity.language.small_sums`: "4.20").
+    small: frozenset[str] = frozenset()
 
 
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
@@ -139,10 +143,12 @@ _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
 
 #: An email address read aloud ("dustin dot middleton133 at example dot org"): a name of parts
 #: joined by spoken separators (or one part with a digit: never a plain word, "look at x dot
-#: com"), "at", a domain of spoken-dot parts ending in a top-level word.
+#: com"), its closing digits perhaps said apart ("mia dot garcia 2723"), "at", a domain of
+#: spoken-dot parts ending in a top-level word.
 _SPOKEN_SEPARATOR = {"dot": ".", "underscore": "_", "dash": "-", "hyphen": "-"}
 _SPOKEN_JOIN = re.compile(rf" (?:{'|'.join(_SPOKEN_SEPARATOR)}) ", re.I)
-_SPOKEN_PART = rf"(?:[a-z0-9]+(?:{_SPOKEN_JOIN.pattern}[a-z0-9]+)+|[a-z]*\d[a-z0-9]*)"
+_SPOKEN_NAME = rf"[a-z0-9]+(?:{_SPOKEN_JOIN.pattern}[a-z0-9]+)"
+_SPOKEN_PART = rf"(?:{_SPOKEN_NAME}*(?: \d+)|{_SPOKEN_NAME}+|[a-z]*\d[a-z0-9]*)"
 _SPOKEN_EMAIL = re.compile(rf"\b({_SPOKEN_PART}) at ([a-z0-9]+(?: dot [a-z0-9]+)* dot [a-z]{{2,4}})\b", re.I)
 
 
@@ -206,7 +212,8 @@ def written_out(text: str) -> str:
     are "to" and "for" (:data:`_TEXT_SPEAK`), and a text typed in capitals throughout has its
     words of letters in lower case (:func:`_in_capitals`): its capitals mark no code."""
     def write(match: re.Match[str]) -> str:
-        name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part) for part in match.groups())
+        name, domain = (_SPOKEN_JOIN.sub(lambda m: _SPOKEN_SEPARATOR[m.group(0).strip().lower()], part).replace(" ", "")
+                        for part in match.groups())
         return f"{name}@{domain}"
     if _in_capitals(text):
         text = _LETTER_WORD.sub(lambda m: m.group(0).lower(), text)
@@ -303,7 +310,8 @@ def statement(text: str) -> Statement:
                      # (read in the whole text too: the stated part joins its parts without their commas,
                      # which mark a simile's standard, "quick like ceviche, five minutes and ready")
                      durations(stated_part(text), False) & whole if (whole := durations(text, False)) else frozenset(),
-                     worked_amounts(text) if numeric[3] else frozenset())
+                     worked_amounts(text) if numeric[3] else frozenset(),
+                     small_sums(text) if numeric[3] else frozenset())
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -331,12 +339,16 @@ class InventedInformation(Rule):
       and fails;
     * identifiers of any shape (:func:`~userbench_env.fidelity.language.id_runs`: "W 552 1876",
       "5521-0087-AB", "4471 9920"), calendar dates (with or without a month), years, clock
-      times, money amounts and street addresses: something heard must hold them;
+      times, money amounts and street addresses: something heard must hold them (an amount
+      under ten dollars written with cents, as written: "$4.20" is not heard in "4 items";
+      :func:`~userbench_env.fidelity.language.small_sums`);
     * the counts of lengths of time the user states as gone or taken, beyond its questions
       and requests (:func:`~userbench_env.fidelity.language.durations`: "delayed by more than
       5 hours", "waited two weeks"; not "give me 5 minutes", "can it come in 3 days?"):
       something heard must hold the number (a length heard in words is heard in digits), or
-      it must be the days (or weeks) between two heard dates ("May 28 to May 30, two days later").
+      it must be the days (or weeks) between two heard dates ("May 28 to May 30, two days later"),
+      or a count a length heard only roughly stands for ("the past few hours": "three, maybe
+      four hours"; :func:`~userbench_env.fidelity.language.rough_lengths`).
 
     What the scenario or the conversation implies is heard (issue 22: fail only on sure
     evidence): a clock time with its zone ("11am EST") is a time, not an identifier, and a
@@ -426,16 +438,19 @@ class Heard:
     :class:`InventedInformation` compares a statement with: the texts lower-cased
     (``text``), their :func:`~userbench_env.fidelity.language.id_key` forms (``key``; the
     agent's and the tools' alone: ``said_key``), the key forms of their identifiers and
-    words (``keys``, see :func:`heard_keys`), dates, month days, clock times and numbers.
-    Each only grows (:meth:`add`), so a statement grounded in it stays grounded."""
+    words (``keys``, see :func:`heard_keys`), dates, month days, clock times, numbers and the
+    counts lengths of time heard only roughly stand for (``rough``:
+    :func:`~userbench_env.fidelity.language.rough_lengths`). Each only grows (:meth:`add`), so a
+    statement grounded in it stays grounded."""
 
-    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "adjacent", "_shared")
+    __slots__ = ("text", "key", "said_key", "keys", "dates", "days", "times", "numbers", "rough", "adjacent", "_shared")
 
     def __init__(self, scenario: str):
         self.text = scenario.lower()
         self.key, self.said_key = id_key(scenario), ""
         self.keys, self.dates, self.days = set(heard_keys(scenario)), set(dates(scenario)), set(month_days(scenario))
         self.times, self.numbers = set(clock_times(scenario)), set(numbers(spoken_sums(scenario))) | durations(scenario)
+        self.rough = rough_lengths(scenario)  # (a frozenset, replaced when it grows: shared by copies)
         #: something heard speaks of a day next to another ("move it one day later"): such a day is implied
         self.adjacent = _ADJACENT_DAY.search(scenario) is not None
         self._shared = False
@@ -444,8 +459,8 @@ class Heard:
         """A copy to add to (it shares this one's sets until its first :meth:`add`)."""
         other = Heard.__new__(Heard)
         other.text, other.key, other.said_key = self.text, self.key, self.said_key
-        other.keys, other.dates, other.days, other.times, other.numbers = \
-            self.keys, self.dates, self.days, self.times, self.numbers
+        other.keys, other.dates, other.days, other.times, other.numbers, other.rough = \
+            self.keys, self.dates, self.days, self.times, self.numbers, self.rough
         other.adjacent = self.adjacent
         other._shared = True
         return other
@@ -464,6 +479,8 @@ class Heard:
             self.keys |= heard_keys(text)
             self.adjacent = self.adjacent or _ADJACENT_DAY.search(text) is not None
             self.numbers |= durations(text)  # (a length of time heard in words is heard in digits)
+            if rough := rough_lengths(text):
+                self.rough = self.rough | rough
             if _DIGIT.search(text) is not None:
                 self.dates |= dates(text)
                 self.days |= month_days(text)
@@ -502,7 +519,10 @@ class Heard:
         if not all(amount in self.numbers or amount in said.worked or (said.per_item and self._share(amount))
                    for amount in said.money):
             return True
-        if not said.times <= self.times or not all(n in self.numbers or self._span(n) for n in said.lengths):
+        if not all(sum_ in self.text or sum_.split(".")[0] in said.worked for sum_ in said.small):
+            return True  # (a few dollars are known by their cents: "$4.20" is not heard in "3 or 4 items")
+        if not said.times <= self.times or not all(n in self.numbers or n in self.rough or self._span(n)
+                                                   for n in said.lengths):
             return True
         return any(street not in self.key for street in said.streets)
 
