@@ -194,7 +194,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b247": {"gptstyle277": 1991, "atar": 1992, "gptstyle278": 1993, "nema": 1994},
          "b248": {"gptstyle279": 1995, "rosso": 1996, "gptstyle280": 1997, "kaedi": 1998},
          "b249": {"gptstyle281": 1999, "kigoma": 2000, "gptstyle282": 2001, "mtwara": 2002},
-         "b250": {"gptstyle283": 2003, "songea": 2004, "gptstyle284": 2005, "tabora": 2006}}
+         "b250": {"gptstyle283": 2003, "songea": 2004, "gptstyle284": 2005, "tabora": 2006},
+         "b251": {"gptstyle285": 2007, "iringa": 2008, "gptstyle286": 2009, "njombe": 2010},
+         "b252": {"gptstyle287": 2011, "babati": 2012, "gptstyle288": 2013, "kahama": 2014}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
