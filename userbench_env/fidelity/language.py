@@ -1031,6 +1031,8 @@ def spoken_sums(text: str) -> str:
     return _SPOKEN_SUM.sub(lambda m: f"{spoken_number(m.group(1))} {m.group(2)}", text)
 
 
+#: The units of a length of time, as written.
+_UNIT_WORDS = r"minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
 #: A count in digits or words ("5", "twenty-two").
 _COUNT = rf"(?:\d+|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)"
 #: A length of time as a count of its units, or a range of counts ("delayed by 5 hours", "for
@@ -1044,7 +1046,7 @@ _DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|ev
                        rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
                        rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
                        r"(?:(?:more|extra|whole|full|long|straight|business|working|calendar)\s)?"
-                       r"(?P<unit>minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b(?! of\b)")
+                       rf"(?P<unit>{_UNIT_WORDS})\b(?! of\b)")
 #: The units :data:`_DURATION` reads (a cheap gate before it).
 _TIME_UNIT = re.compile(r"min|hour|hr|day|week|month|year")
 
@@ -1086,7 +1088,7 @@ def durations(text: str, ahead: bool = True) -> frozenset[str]:
 #: A length of time given only roughly ("the past few hours", "a couple of days", "several weeks"):
 #: a couple is two or three of its units, a few or several two to five.
 _ROUGH_LENGTH = re.compile(r"\b(?:(a couple(?: of)?|couple of)|(?:a )?few|several)\s+(?:more\s+)?"
-                           r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?)\b")
+                           rf"(?:{_UNIT_WORDS})\b")
 
 
 @lru_cache(maxsize=_CACHE)
