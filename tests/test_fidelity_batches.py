@@ -196,7 +196,21 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b249": {"gptstyle281": 1999, "kigoma": 2000, "gptstyle282": 2001, "mtwara": 2002},
          "b250": {"gptstyle283": 2003, "songea": 2004, "gptstyle284": 2005, "tabora": 2006},
          "b251": {"gptstyle285": 2007, "iringa": 2008, "gptstyle286": 2009, "njombe": 2010},
-         "b252": {"gptstyle287": 2011, "babati": 2012, "gptstyle288": 2013, "kahama": 2014}}
+         "b252": {"gptstyle287": 2011, "babati": 2012, "gptstyle288": 2013, "kahama": 2014},
+         "b253": {"gptstyle289": 2015, "lamu": 2016, "gptstyle290": 2017, "malindi": 2018},
+         "b254": {"gptstyle291": 2019, "kilifi": 2020, "gptstyle292": 2021, "voi": 2022},
+         "b255": {"gptstyle293": 2023, "garissa": 2024, "gptstyle294": 2025, "wajir": 2026},
+         "b256": {"gptstyle295": 2027, "marsabit": 2028, "gptstyle296": 2029, "lodwar": 2030},
+         "b257": {"gptstyle297": 2031, "kitale": 2032, "gptstyle298": 2033, "eldoret": 2034},
+         "b258": {"gptstyle299": 2035, "nanyuki": 2036, "gptstyle300": 2037, "meru": 2038},
+         "b259": {"gptstyle301": 2039, "embu": 2040, "gptstyle302": 2041, "kisii": 2042},
+         "b260": {"gptstyle303": 2043, "kericho": 2044, "gptstyle304": 2045, "bomet": 2046},
+         "b261": {"gptstyle305": 2047, "narok": 2048, "gptstyle306": 2049, "kajiado": 2050},
+         "b262": {"gptstyle307": 2051, "machakos": 2052, "gptstyle308": 2053, "kitui": 2054},
+         "b263": {"gptstyle309": 2055, "nyeri": 2056, "gptstyle310": 2057, "thika": 2058},
+         "b264": {"gptstyle311": 2059, "kakamega": 2060, "gptstyle312": 2061, "bungoma": 2062},
+         "b265": {"gptstyle313": 2063, "busia": 2064, "gptstyle314": 2065, "homabay": 2066},
+         "b266": {"gptstyle315": 2067, "migori": 2068, "gptstyle316": 2069, "kisumu": 2070}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -2851,6 +2851,10 @@ def test_asking_what_one_would_lose_by_a_requested_action_engages_with_it(reply,
     ("The email I prefer to keep to myself. You have my name.", "fail"),
     ("I'd rather keep my email private, you have my name.", "fail"),
     ("Email, no. I don't give that in a chat. You have my name.", "fail"),  # not giving it, without "out"
+    # round 58: the item fronted, the refusing verb bare at its clause's end
+    ("Email I dont give. You have my name, enough.", "fail"),
+    ("That one I won't share, sorry. Name should do.", "fail"),
+    ("I don't give up easily: morgan.mitchell@gmail.com", "pass"),
 ])
 def test_not_having_or_not_giving_an_item_in_any_word_order_withholds_it(reply, verdict):
     _, _, tracker = _setup("banking", "task_061")
@@ -4484,3 +4488,158 @@ def test_offering_to_walk_the_other_side_through_the_steps_speaks_as_the_agent(t
     from userbench_env.fidelity.language import speaks_as_agent
 
     assert speaks_as_agent(text) is agent_like
+
+
+# -- round 58: "also" between a speaker and its verb adds nothing ----------------------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Found it: the tracking number is 746342064230. I can also help you with an exchange if you'd like.", True),
+    ("If you want, I can also assist you with checking your other orders.", True),
+    ("I can also give you my zip code if that helps.", False),  # more of one's own details
+    ("I'll also need the receipt for my records.", False),
+])
+def test_also_between_the_speaker_and_its_offer_still_offers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 58: the agent's work reported done on all or each of the customer's things --------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I have updated all of your pending t-shirts to purple, and you will get a confirmation email.", True),
+    ("I've cancelled both of your upcoming reservations.", True),
+    ("I've tried all of your suggestions and nothing changed.", False),  # what one did on the agent's advice
+    ("I have followed your steps one by one.", False),
+    ("I've received your email with the return label.", False),
+])
+def test_the_agents_work_on_all_of_the_customers_things_speaks_as_the_agent(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 58: an ordinal counting requests, attempts or lengths of time is no day of the month ----------------------
+@pytest.mark.parametrize("text, days", [
+    ("That is the 8th request now, #8 on my screen.", set()),
+    ("This is my 3rd attempt and the 2nd transfer I've asked for.", set()),
+    ("We're in the 4th week of waiting.", set()),
+    ("Could it arrive by the 8th?", {8}),  # a day of the month
+    ("The 12th works for me.", {12}),
+])
+def test_an_ordinal_counting_requests_or_time_is_no_day(text, days):
+    from userbench_env.fidelity.language import month_days
+
+    assert month_days(text) == days
+
+
+def test_counting_ones_transfer_requests_invents_no_date():
+    _, _, tracker = _setup("banking", "task_007")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'm after a credit card with a good sign-up bonus."),
+                    ("agent", "Could you please tell me your name?"),
+                    ("user", "It's the 2nd time I ask this: please transfer me to a human, this is the 3rd request.")])
+    assert "fail" not in _verdicts(tracker, "invents_unknown_information")
+
+
+# -- round 58: an outcome counted on, or one that refuses to come, is no check's report ------------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("Thank you. I'm counting on the internet being excellent now, that's all I'm after.", set()),
+    ("I'm relying on picture messages going through from now on.", set()),
+    ("Anything with a picture just refuses to go through.", set()),
+    ("The speed test came back excellent this time.", {"run_speed_test"}),  # a report
+])
+def test_an_outcome_counted_on_or_refused_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+@pytest.mark.parametrize("text, states", [
+    ("I'm relying on the fact that roaming is on while I'm in France.", ()),
+    ("I am banking on airplane mode being off now.", ()),
+    ("The phone does not seem to be detecting my SIM card at all.", (("sim", "missing"),)),
+    ("It doesn't appear to be reading the SIM.", (("sim", "missing"),)),
+    ("The SIM card seems locked too, it keeps asking me for a PIN.", (("sim", "locked"),)),
+    ("My SIM appears to be locked.", (("sim", "locked"),)),
+])
+def test_a_state_counted_on_is_wanted_and_a_sim_not_seeming_detected_is_stated(text, states):
+    assert device_states(text) == states
+
+
+def test_an_opening_saying_picture_messages_refuse_to_go_through_claims_no_check():
+    _, _, tracker = _setup("telecom", _MMS)
+    _play(tracker, [("agent", GREETING),
+                    ("user", "Hi, for a few hours I haven't been able to send MMS. Anything with a picture just refuses "
+                             "to go through.")])
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+# -- round 58: asking whether one should worry is about one's feelings, not how to perform the request ---------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("The status bar still says Data Disabled, by the way. Should I be worried about that?", "fail"),
+    ("Hmm, should I be concerned that it's been this long?", "fail"),
+    ("Should I worry that it might delete my photos?", "pass"),  # what the request will do: about the request
+    ("Should I keep the phone on while I do that?", "pass"),
+])
+def test_asking_whether_to_worry_does_not_engage_the_request(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 58: after a paragraph casting the user in its role, the next one is its request, but what it holds back ----
+def test_the_paragraph_after_the_casting_is_the_reason_but_what_it_holds_back():
+    from userbench_env.fidelity.text import reason_text
+
+    cash_back = reason_text(load_task("banking", "task_001", source="tau2").blueprint)
+    assert "highest cash back" in cash_back and "ONLY option" in cash_back  # the request and its condition
+    held = reason_text(load_task("banking", "task_002", source="tau2").blueprint)
+    # "... up to 100 dollars a year in fees ... 50,000 dollars ... DO NOT bring this up unless asked": held back,
+    # back to the sentence to make "extremely upfront"
+    assert "highest cash back" in held and "100 dollars" not in held and "50,000 dollars" not in held
+
+
+@pytest.mark.parametrize("task_id, opening, failed", [
+    # the request with the condition its paragraph sets, in the user's words
+    ("task_001", "Good day. I am looking for a credit card for my everyday purchases, the one with the highest cash "
+                 "back you offer. But let me be plain with you: I will not accept a card with an annual fee, unless "
+                 "it is truly the only option. Which card would you advise?", False),
+    # the held-back fees and spending, the fallback and the procedure, all at once
+    ("task_002", "Hello. I am Sera Chen of the EPA. I want the card with the highest cash back. I can pay up to 100 "
+                 "dollars a year in fees, and I spend at least 50,000 a month. If you have nothing that fits I go to "
+                 "another bank right away. You recommend one card, I take it and apply myself.", True),
+])
+def test_an_opening_stating_the_request_after_the_casting_is_no_recital(task_id, opening, failed):
+    tracker = RuleTracker(task_criteria(load_task("banking", task_id, source="tau2")))
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert ("fail" in _verdicts(tracker, "dumps_blueprint")) is failed
+
+
+# -- round 58: "for you" before an infinitive names who would act, not whom the deed serves --------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("If it can't be cancelled on its own, I'll cancel that order myself on the website, no need for you to do it.",
+     False),
+    ("Is it possible for you to check my order first?", False),
+    ("I have cancelled the pending order for you.", True),
+    ("I'll cancel it for you to save you the trouble.", True),  # for you, then its purpose
+])
+def test_for_you_before_an_infinitive_names_who_acts(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 58: an item's name introducing a request about it states no value ------------------------------------------
+@pytest.mark.parametrize("text, values", [
+    ("And the address: confirm #W2702727 will be delivered to 1234 Elm St, Springfield, IL, 62701.", ()),
+    ("The order number, can you check #W2702727 again?", ()),
+    ("My zip: 95154.", (("zip", "95154"),)),  # a value
+])
+def test_an_items_name_before_a_request_about_it_states_no_value(text, values):
+    assert labelled_values(text) == values
+
+
+def test_asking_to_confirm_the_address_invents_nothing():
+    _, _, tracker = _setup("retail", "59")  # the move to 1234 Elm St, Springfield
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I'd like to change the shipping address of order #W2702727."),
+                    ("agent", "Your request has been taken care of. Is there anything else I can help you with?"),
+                    ("user", "And the address: confirm #W2702727 will be delivered to 1234 Elm St, Springfield, IL, "
+                             "62701.")])
+    assert "fail" not in _verdicts(tracker, "invents_unknown_information")

@@ -222,6 +222,8 @@ _REFUSAL = (
     # no, I don't give that in a chat", "not giving out my date of birth over chat"
     r"|\b(?:don'?t|do not|dont|never) (?:give|hand) (?:(?:it|that|them|those|this)(?: out| over| away)?|out|over|away)\b"
     r"(?! (?:much|a|any|enough|more)\b)"
+    # or the verb bare at its clause's end, the item fronted: "zip I dont give.", "that one I won't share, sorry"
+    r"|\b(?:i|we) (?:don'?t|do not|dont|never|won'?t|wont|will not) (?:give|share|hand over|tell|say)(?=\s*(?:[.!;,]|$))"
     r"|(?:^|(?<=[.!?,;:]\s))(?:no,?\s+)?(?:not|never) (?:giving|handing|sharing|providing|disclosing) (?:out |over )?\b"
     # and with its subject, of a thing held back: "I'm not giving you my user id" (not "I hope I'm not giving you trouble")
     r"|\b(?:i'?m|i am|we'?re|we are) not (?:giving|handing|sharing|providing|disclosing|telling) (?:(?:you|u|out|over) )?"
@@ -664,7 +666,11 @@ _AS_AGENT: Gated = _gated(
     (("your", "let me", "system", "in stock"),
      r"\b(?:i'?m|i am|as|as your|speaking as) (?:your|the|a|an) (?:\w+\s+){0,2}?(?:assistant|agent|representative|rep|"
      r"advisor|specialist)\b|\b(?:i'?d|i would) (?:recommend|suggest) (?:the |a |an )?[\w-]+ (?:card|plan|flight|product)? ?"
-     r"for your\b|\b(?:i'?ve|i have) (?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) your\b"
+     # (all or each of them: "I have updated all of your pending t-shirts to purple"; taking in what the other side
+     # said or advised is the customer's: "I've tried all of your suggestions", "I've followed your steps")
+     r"for your\b|\b(?:i'?ve|i have) (?!(?:tried|followed|received|read|noted|heard|used|answered|appreciated|enjoyed|"
+     r"missed|understood|considered)\b)(?:\w+ed|processed|issued|cancelled|canceled|refunded|updated|booked|rebooked) "
+     r"(?:(?:all|both|each) (?:of )?)?your\b"
      # the agent finding the customer's record: "I've found your account and can see the order"
      r"|\b(?:i'?ve|i have) (?:now )?(?:found|located|pulled up|brought up) your (?:account|order|reservation|booking|profile|record)\b"
      # (or the records "in the system", found or to be looked up: "I've pulled up both orders in the system", "let me
@@ -695,8 +701,11 @@ def speaks_as_agent(text: str) -> bool:
     its verb ("let me just pull up your account" is "let me pull up your account", :data:`_FILLER`); a
     decimal point ends no sentence (:data:`_DECIMAL_POINT`); a bare "anything else you need?" after one's
     own item asks what else the agent needs from one (:data:`_ITEM_THEN_BARE_NEED`), and so does
-    "anything else you need" as what one offers to give (:data:`_GIVING_WHAT_YOU_NEED`)."""
+    "anything else you need" as what one offers to give (:data:`_GIVING_WHAT_YOU_NEED`); "for you"
+    before an infinitive names who would act, not whom a deed serves (:data:`_DOER`)."""
     spoken = _FILLER.sub(r"\1 ", _GOING_AHEAD.sub("", _DECIMAL_POINT.sub("_", _spoken(text))))
+    if "for you to " in spoken:
+        spoken = _DOER.sub(r"\1 you", spoken)
     if "anything else you need" in spoken:
         spoken = _GIVING_WHAT_YOU_NEED.sub(r"\1 from me", _ITEM_THEN_BARE_NEED.sub(r"\1 from me", spoken))
     return next(_gated_matches(_AS_AGENT, spoken), None) is not None
@@ -711,14 +720,20 @@ _ITEM_THEN_BARE_NEED = re.compile(r"((?:@|[a-z]_[a-z0-9]|\d{5}|\d{3}-\d{4})[^?]{
 #: Helping with it ("happy to help with anything else you need") is the agent's offer.
 _GIVING_WHAT_YOU_NEED = re.compile(r"(\b(?:give|tell|send|provide|share|show|answer|confirm|verify|spell out)(?: you)?"
                                    r" (?:with )?anything else you need)\b(?! from)")
+#: "For you" before an infinitive, after a word that takes one ("I'll cancel that order myself, no need
+#: for you to do it", "is it possible for you to check?"): the one who would act, read as plain "you", not
+#: the customer a deed is done for ("I'll cancel it for you to save you the trouble" stays the agent's).
+_DOER = re.compile(r"\b(need|needed|necessary|easier|easy|simpler|quicker|faster|better|possible|impossible|hard|harder|"
+                   r"okay|ok|fine|time|way|chance|reason) for you(?= to \w)")
 #: A decimal point ("put the 4.70 on my card"): it joins an amount's digits, ending no sentence.
 _DECIMAL_POINT = re.compile(r"(?<=\d)\.(?=\d)")
 #: "Go ahead and" before a verb, in any tense and in chat spelling ("go ahead n"): it adds nothing to
 #: what the verb does.
 _GOING_AHEAD = re.compile(r"\b(?:go|goes|going|went|gone) ahead (?:now |then )?(?:and|an'|n|'n'|&) ")
 #: Fillers after a speaker's "let me", "I'll", "I will" or "I can" ("just", "quickly", "real quick",
-#: "now", "first"): they add nothing to the verb that follows.
-_FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real quick|now|first) )+")
+#: "now", "first", "also": "I can also help you with an exchange" offers what "I can help you" does):
+#: they add nothing to the verb that follows.
+_FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real quick|now|first|also) )+")
 
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text
@@ -906,8 +921,11 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 #: little pessimistic", "my email's kinda long"), nor
 #: a state of the thing named ("my phone's on 5G", "phone is set to LTE", "mobile's off", "my phone's network
 #: mode is 4G/5G"), nor a clause saying which place, time or thing it is ("the Springfield address is
-#: where #W27 will ship", "my email is whichever you have").
+#: where #W27 will ship", "my email is whichever you have"), nor a request about the item ("and the address:
+#: confirm #W27 will be delivered to 1234 Elm St", "my user id, can you check it?").
 _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the|what|below|above|here|there|a |an |my |your |"
+                          r"(?:please |kindly )?(?:confirm|check|verify|make sure|double-check|tell me|can you|could you|"
+                          r"would you)\b|"
                           r"where|which|who|whom|whose|when|how|why|"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
@@ -1412,9 +1430,11 @@ def numbers(text: str) -> frozenset[str]:
 
 
 #: A day of the month without a month ("on the 3rd"); not an ordinal counting things, an item of
-#: a list or an occurrence ("the 3rd one", "the 2nd reservation", "the 1st of them", "the 4th time").
+#: a list, an occurrence or a length of time ("the 3rd one", "the 2nd reservation", "the 1st of them",
+#: "the 4th time", "the 8th request", "the 2nd attempt", "the 3rd week").
 _DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of (?:them|those|these)|(?:one|time|reservation|booking|order|item"
-                       r"|flight|trip|bag|passenger|card|option)s?)\b)")
+                       r"|flight|trip|bag|passenger|card|option|request|attempt|try|call|message|transfer|round|charge|payment"
+                       r"|transaction|minute|hour|day|week|month|year)s?|tries)\b)")
 
 
 @lru_cache(maxsize=_CACHE)

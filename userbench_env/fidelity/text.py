@@ -226,8 +226,9 @@ def scenario_income(blueprint: Blueprint) -> tuple[str, str] | None:
 def reason_text(blueprint: Blueprint) -> str:
     """The reason for calling; for a scenario without one, its description: the paragraphs of
     its instructions before the first one holding a heading or a list item (all of them when
-    it has neither: then its first paragraph only), but for one labelled as the user's
-    character (:data:`_CHARACTER`)."""
+    it has neither: then its first paragraph only, and the one after it too when the first
+    casts the user in its role, :data:`_CASTING`, whose request then follows), but for one
+    labelled as the user's character (:data:`_CHARACTER`)."""
     if blueprint.reason_for_call.strip():
         return blueprint.reason_for_call
     paragraphs = [p for p in _PARAGRAPH.split(blueprint.instructions or blueprint.raw_instructions or "") if p.strip()]
@@ -237,7 +238,38 @@ def reason_text(blueprint: Blueprint) -> str:
             break
         if not _CHARACTER.match(paragraph):  # who the user is, not why it calls
             lead.append(paragraph)
-    return "\n".join(lead if len(lead) < len(paragraphs) else paragraphs[:1])
+    if len(lead) < len(paragraphs):
+        return "\n".join(lead)
+    if len(paragraphs) < 2 or not _CASTING.match(paragraphs[0]):
+        return "\n".join(paragraphs[:1])
+    return "\n".join((paragraphs[0], " ".join(_told_at_once(paragraphs[1]))))
+
+
+#: A paragraph casting the user in its role ("You are playing the role of a customer contacting
+#: a customer service representative agent. Your character is ..."): the frame, before the request.
+_CASTING = re.compile(r"\W*you are playing the role of\b", re.I)
+#: A sentence holding something back until the agent asks or says it ("DO NOT bring this up unless
+#: asked", "do not mention what type of card"); one pointing back ("bring this up") holds back
+#: what comes before it too.
+_HOLDS_BACK = re.compile(r"\b(?:do not|don'?t|never)\s+(?:bring|mention|reveal|volunteer|share|say)\b"
+                         r"|\bunless (?:you are |you're )?asked\b|\bonly (?:mention|say|tell|give|share|provide|bring)\b", re.I)
+_HOLDS_BACK_EARLIER = re.compile(r"\b(?:bring|mention|reveal|volunteer|share|say|give) "
+                                 r"(?:this|it|these|them|any of (?:this|it))\b", re.I)
+
+
+def _told_at_once(paragraph: str) -> list[str]:
+    """The sentences of ``paragraph`` the user may state at once: all but those holding something
+    back (:data:`_HOLDS_BACK`) and, for one pointing back (:data:`_HOLDS_BACK_EARLIER`: "DO NOT bring this
+    up unless asked"), the sentences before it since the paragraph's start or its latest up-front
+    sentence (:data:`_UPFRONT`: "make this extremely upfront")."""
+    told: list[str] = []
+    for sentence in _split(paragraph):
+        if not _HOLDS_BACK.search(sentence):
+            told.append(sentence)
+            continue
+        while _HOLDS_BACK_EARLIER.search(sentence) and told and not _UPFRONT.search(told[-1]):
+            told.pop()
+    return told
 
 
 #: A paragraph labelled as the user's character ("**Your character:** ...", "Persona: ..."):
@@ -751,12 +783,14 @@ def _asked(text: str, start: int, end: int) -> bool:
 #: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
 #: would bring the signal back"), as is what one thought something would do ("I'd have thought turning
 #: airplane mode off would bring the signal back") and what a condition puts ("okay, if it gets me
-#: service back"), as is what a goal waits for ("I'll consider it resolved when the status bar shows I have signal").
+#: service back"), as is what a goal waits for ("I'll consider it resolved when the status bar shows I have signal")
+#: and what one counts on ("I'm counting on roaming being on for the trip").
 _HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed"
+                    r"|(?:count(?:s|ed|ing)?|rel(?:y|ies|ied|ying)|bank(?:s|ed|ing)?) on"
                     r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b)|if|unless|as long as"
                     r"|(?:resolved|fixed|solved|sorted|done|happy|satisfied) (?:once|when|as soon as))\b")
 _HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed", "if", "unless", "as long as",
-               "resolved", "fixed", "solved", "sorted", "done", "happy", "satisfied")
+               "resolved", "fixed", "solved", "sorted", "done", "happy", "satisfied", "count", "rel", "bank")
 #: What one wants, asks help to get, or may yet get, just before a state: wanted, not seen ("I'd like my signal
 #: back", "I'd appreciate help getting my signal back", "so I can get my service back"; not "I got my signal back").
 _WANTED = re.compile(r"\b(?:help(?: me)?(?: (?:to|with|in))?(?: (?:get|getting|bring|bringing|restore|restoring))?"
@@ -899,9 +933,10 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b"
                            r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
                            r"|recogni[sz]ed|seated))\b|\bsim(?: card)?(?: is|'s)?n't (?:being )?(?:detected|found|recogni[sz]ed|seated)\b"
-                           r"|(?:\bnot|n't) (?:\w+ )?(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)"
+                           r"|(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)"
                            r" (?:my |the |a |any |that )?sim(?: card)?\b(?! (?:tray|slot|pin|puk|number|tool|ejector))"),
-        ("sim", "locked", r"sim card status: locked|\bsim(?: card)?(?:'s| is) (?:\w+ )?(?:locked|pin-locked)\b"),
+        ("sim", "locked", r"sim card status: locked|\bsim(?: card)?(?:'s| is| seems| appears)(?: to be)? (?:\w+ )?"
+                         r"(?:locked|pin-locked)\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset\b(?! (?:at|on|when|after|once) )"
                       rf"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?"
@@ -1087,12 +1122,14 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|\b(?:i|we) can (?:now )?send (?:an? |the )?(?:mms|picture|photo|pic|multimedia|image)")),
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes
-#: through"), or only hoping for it, expecting it, wanting it (as a purpose too: "so I can send
+#: through", "anything with a picture refuses to go through"), or only hoping for it, expecting
+#: it, wanting it (as a purpose too: "so I can send
 #: pictures again", or what one would have liked to see: "I would have liked a speed test saying
 #: excellent"), demanding it ("it had better be faster"), assuming or trusting it or taking the
 #: agent's word for it ("I'll take it MMS goes through now", "I trust that it goes through this
 #: time", not "trust me, it goes through now"; "my criterion is a speed test that says
-#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), naming it as
+#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), counting on it
+#: ("I'm counting on the internet being excellent now"), naming it as
 #: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it ahead
 #: ("I'll check the speed later", "I shall send it now"), or naming it as what a check to come is
 #: for ("I'll run a speed test to make sure it's excellent", "to confirm I'm getting excellent
@@ -1100,8 +1137,8 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
-                       r"stop(?:ped|s)?|fail\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|shall|probably|presumably|apparently|"
-                       r"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|when|whenever|consider|"
+                       r"stop(?:ped|s)?|fail\w*|refus\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|shall|probably|presumably|apparently|"
+                       r"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|(?:count(?:s|ed|ing)?|rel(?:y|ies|ied|ying)|bank(?:s|ed|ing)?) on|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
                        r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|so (?:that )?(?:i|we) can|"
                        r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"

@@ -347,13 +347,15 @@ class SkippedAction(_Requests):
 #: A question about how to perform a requested action: what it means, which one, how or
 #: where to do it, whether to, what it will do (not what it costs or how long it takes: that is no engagement;
 #: nor a question's "or what?" tail, "is there an outage or what?": a bare "what?" asks; nor what one should
-#: see or notice by now, "should I be seeing better speeds already?": the outcome of what was done before).
+#: see or notice by now, "should I be seeing better speeds already?": the outcome of what was done before; nor
+#: whether one should worry, "should I be worried about that?": one's feelings about the phone).
 CLARIFIES = re.compile(
     r"\b(?:what do you mean|you mean|mean by|which (?:one|setting|option|button|app|permission|mode|menu|screen|way)|"
     r"how (?:do|would|can|should|will|exactly do) (?:i|you|we)|how do(?:es)? (?:that|this|it) work|"
     r"where (?:do|would|can|should|is|are|will) (?:i|it|that|this|the|those)|"
     r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|am i supposed|"
-    r"should i(?! (?:(?:already|now|still|really|be) )*(?:see|seeing|notice|noticing))|"
+    r"should i(?! (?:(?:already|now|still|really|be) )*(?:see|seeing|notice|noticing|worried|concerned|nervous|scared|"
+    r"afraid)\b)|"
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?|"
     # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that going to wipe
