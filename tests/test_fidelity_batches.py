@@ -210,7 +210,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b263": {"gptstyle309": 2055, "nyeri": 2056, "gptstyle310": 2057, "thika": 2058},
          "b264": {"gptstyle311": 2059, "kakamega": 2060, "gptstyle312": 2061, "bungoma": 2062},
          "b265": {"gptstyle313": 2063, "busia": 2064, "gptstyle314": 2065, "homabay": 2066},
-         "b266": {"gptstyle315": 2067, "migori": 2068, "gptstyle316": 2069, "kisumu": 2070}}
+         "b266": {"gptstyle315": 2067, "migori": 2068, "gptstyle316": 2069, "kisumu": 2070},
+         "b267": {"gptstyle317": 2071, "kilgoris": 2072, "gptstyle318": 2073, "isiolo": 2074},
+         "b268": {"gptstyle319": 2075, "nyahururu": 2076, "gptstyle320": 2077, "wote": 2078}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
