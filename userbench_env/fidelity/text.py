@@ -780,17 +780,19 @@ def _asked(text: str, start: int, end: int) -> bool:
     return _INDIRECT_QUESTION.search(text, sentence_start + 1, start) is not None
 
 
+#: Counting, relying or banking on an outcome ("I'm counting on roaming being on"): hoping for it.
+_COUNTING_ON = r"(?:count(?:s|ed|ing)?|rel(?:y|ies|ied|ying)|bank(?:s|ed|ing)?) on"
 #: Hoping, wishing or expecting: what follows in the clause is wanted, not seen ("I was hoping that
 #: would bring the signal back"), as is what one thought something would do ("I'd have thought turning
 #: airplane mode off would bring the signal back") and what a condition puts ("okay, if it gets me
 #: service back"), as is what a goal waits for ("I'll consider it resolved when the status bar shows I have signal")
 #: and what one counts on ("I'm counting on roaming being on for the trip").
 _HOPED = re.compile(r"\b(?:hop(?:e|es|ed|ing)|wish(?:es|ed|ing)?|expect(?:s|ed|ing)?|pray(?:s|ed|ing)?|fingers crossed"
-                    r"|(?:count(?:s|ed|ing)?|rel(?:y|ies|ied|ying)|bank(?:s|ed|ing)?) on"
+                    rf"|{_COUNTING_ON}"
                     r"|(?:thought|assumed|supposed)\b(?=[^.!?\n]*\b(?:would|should)\b)|if|unless|as long as"
                     r"|(?:resolved|fixed|solved|sorted|done|happy|satisfied) (?:once|when|as soon as))\b")
 _HOPE_GATES = ("hop", "wish", "expect", "pray", "fingers", "thought", "assumed", "supposed", "if", "unless", "as long as",
-               "resolved", "fixed", "solved", "sorted", "done", "happy", "satisfied", "count", "rel", "bank")
+               "resolved", "fixed", "solved", "sorted", "done", "happy", "satisfied", "count", "rely", "relie", "bank")
 #: What one wants, asks help to get, or may yet get, just before a state: wanted, not seen ("I'd like my signal
 #: back", "I'd appreciate help getting my signal back", "so I can get my service back"; not "I got my signal back").
 _WANTED = re.compile(r"\b(?:help(?: me)?(?: (?:to|with|in))?(?: (?:get|getting|bring|bringing|restore|restoring))?"
@@ -1138,7 +1140,7 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
                        r"stop(?:ped|s)?|fail\w*|refus\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|shall|probably|presumably|apparently|"
-                       r"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|(?:count(?:s|ed|ing)?|rel(?:y|ies|ied|ying)|bank(?:s|ed|ing)?) on|when|whenever|consider|"
+                       rf"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|{_COUNTING_ON}|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
                        r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|so (?:that )?(?:i|we) can|"
                        r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"
