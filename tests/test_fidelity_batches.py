@@ -212,7 +212,23 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b265": {"gptstyle313": 2063, "busia": 2064, "gptstyle314": 2065, "homabay": 2066},
          "b266": {"gptstyle315": 2067, "migori": 2068, "gptstyle316": 2069, "kisumu": 2070},
          "b267": {"gptstyle317": 2071, "kilgoris": 2072, "gptstyle318": 2073, "isiolo": 2074},
-         "b268": {"gptstyle319": 2075, "nyahururu": 2076, "gptstyle320": 2077, "wote": 2078}}
+         "b268": {"gptstyle319": 2075, "nyahururu": 2076, "gptstyle320": 2077, "wote": 2078},
+         "b269": {"gptstyle321": 2079, "jinja": 2080, "gptstyle322": 2081, "mbale": 2082},
+         "b270": {"gptstyle323": 2083, "gulu": 2084, "gptstyle324": 2085, "lira": 2086},
+         "b271": {"gptstyle325": 2087, "soroti": 2088, "gptstyle326": 2089, "arua": 2090},
+         "b272": {"gptstyle327": 2091, "masaka": 2092, "gptstyle328": 2093, "kabale": 2094},
+         "b273": {"gptstyle329": 2095, "hoima": 2096, "gptstyle330": 2097, "tororo": 2098},
+         "b274": {"gptstyle331": 2099, "entebbe": 2100, "gptstyle332": 2101, "kasese": 2102},
+         "b275": {"gptstyle333": 2103, "mityana": 2104, "gptstyle334": 2105, "mubende": 2106},
+         "b276": {"gptstyle335": 2107, "kitgum": 2108, "gptstyle336": 2109, "kotido": 2110},
+         "b277": {"gptstyle337": 2111, "pader": 2112, "gptstyle338": 2113, "nebbi": 2114},
+         "b278": {"gptstyle339": 2115, "koboko": 2116, "gptstyle340": 2117, "wakiso": 2118},
+         "b279": {"gptstyle341": 2119, "mukono": 2120, "gptstyle342": 2121, "luwero": 2122},
+         "b280": {"gptstyle343": 2123, "kyenjojo": 2124, "gptstyle344": 2125, "kiboga": 2126},
+         "b281": {"gptstyle345": 2127, "ibanda": 2128, "gptstyle346": 2129, "bushenyi": 2130},
+         "b282": {"gptstyle347": 2131, "rukungiri": 2132, "gptstyle348": 2133, "moroto": 2134},
+         "b283": {"gptstyle349": 2135, "iganga": 2136, "gptstyle350": 2137, "kamuli": 2138},
+         "b284": {"gptstyle351": 2139, "pallisa": 2140, "gptstyle352": 2141, "kumi": 2142}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -4643,3 +4643,181 @@ def test_asking_to_confirm_the_address_invents_nothing():
                     ("user", "And the address: confirm #W2702727 will be delivered to 1234 Elm St, Springfield, IL, "
                              "62701.")])
     assert "fail" not in _verdicts(tracker, "invents_unknown_information")
+
+
+# -- round 59: an item the scenario lets the user name only once the agent has shown it --------------------------------
+def test_an_item_to_mention_only_once_the_agent_shows_it_is_a_condition():
+    from userbench_env.fidelity.conditions import conditions
+
+    found = conditions("You want to change your one-stop flight from LAS to IAH (HAT266, mention only the flight "
+                       "number if the agent shows it to you first).")
+    # the instruction describes the fact named just before it, in its bracket: that fact alone is guarded
+    assert [(c.guarded, c.trigger, c.asks) for c in found] == [({"hat266", "266"}, {"hat266", "266"}, False)]
+    assert conditions("Only say the voucher code SAVE20 once the agent has mentioned it.")[0].fact == {"20"}
+
+
+@pytest.mark.parametrize("script, verdict", [
+    ([("agent", GREETING), ("user", "Hi! I'd like to change my one-stop flight HAT266 from LAS to IAH to a nonstop.")],
+     "fail"),
+    ([("agent", GREETING), ("user", "Hi! I'd like to change my one-stop flight from LAS to IAH to a nonstop.")],
+     "not_applicable"),
+    # once the agent has shown it, the user may name it
+    ([("agent", GREETING), ("user", "Hi! I'd like to change my one-stop flight from LAS to IAH to a nonstop."),
+      ("agent", "I see reservation 1N99U6 with flight HAT266 from LAS to IAH. Is that the one?"),
+      ("user", "Yes, HAT266 is the one.")], "pass"),
+])
+def test_naming_the_flight_before_the_agent_shows_it_volunteers_it(script, verdict):
+    _, _, tracker = _setup("airline", "30")
+    _play(tracker, script)
+    assert [v["verdict"] for v in tracker.verdicts() if "conditional" in v["id"]] == [verdict]
+
+
+# -- round 59: a scenario named for what it stages ("this test scenario") is still the scenario --------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("good. webale. as the customer in this test scenario i have nothing else, my part is finished ###STOP###", True),
+    ("That's all from me for this role-play scenario, thanks.", True),
+    ("In the worst-case scenario I'd just cancel the whole order.", False),
+])
+def test_a_scenario_named_a_test_is_still_talk_about_the_brief(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 59: a question opened as an aside moves past the request ---------------------------------------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Okay. By the way, do I need to restart my phone after all these changes?", "fail"),
+    ("Sure, btw will this troubleshooting show up on my bill?", "fail"),
+    ("Oh, before I forget, is it safe to keep all my photos on this phone?", "fail"),
+    ("Which button is it, by the way?", "pass"),  # an aside's words closing a question about the request
+    ("Is that safe?", "pass"),
+])
+def test_a_question_opened_as_an_aside_does_not_engage_the_request(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 59: digits read aloud one word at a time, and numbers written with a word of their scale -------------------
+@pytest.mark.parametrize("text, written", [
+    ("my Visa card ending in four four two one.", "my Visa card ending in 4421."),
+    ("that is d-s-p, nine-four-one-five-e-d-zero", "that is d-s-p, 9-4-1-5-e-d-0"),  # digits among spelled characters
+    ("steps one, two, three", "steps one, two, three"),  # commas count items
+    ("a one-on-one talk, a one-two punch", "a one-on-one talk, a one-two punch"),
+])
+def test_digits_read_aloud_are_written_as_digits(text, written):
+    from userbench_env.fidelity.language import spoken_digits
+
+    assert spoken_digits(text) == written
+
+
+@pytest.mark.parametrize("text, written", [
+    ("more than 1 thousand 160 dollars, only 1 thousand 131 left", "more than 1160 dollars, only 1131 left"),
+    ("I paid like 2 thousand 300 for those", "I paid like 2300 for those"),
+    ("3 hundred bucks, 2 thousand 300.50 total", "300 bucks, 2300.50 total"),
+])
+def test_a_number_written_with_its_scale_word_is_that_number(text, written):
+    from userbench_env.fidelity.language import scaled_numbers
+
+    assert scaled_numbers(text) == written
+
+
+@pytest.mark.parametrize("domain, task_id, script, failed", [
+    # not remembering the payment method, the user reads out a card's last digits
+    ("airline", "18", [("agent", GREETING), ("user", "I want to downgrade all my business flights to economy."),
+                       ("agent", "Here is the information you asked for: 23553."),
+                       ("user", "Please make sure it all goes back to my Visa card ending in four four two one.")], True),
+    ("airline", "7", [("agent", GREETING), ("user", "Cancel my upcoming flights, reservations XEHM4B and 59XX6W."),
+                      ("agent", "Here is the information you asked for: 1628."),
+                      ("user", "1628, okay. I paid like 2 thousand 300 for those two tickets, so I want that back.")], True),
+    # the scenario's $1160 and $1131, written with the word "thousand"
+    ("retail", "36", [("agent", GREETING), ("user", "Hi, I just placed an order, the total is more than 1 thousand 160 "
+                                                    "dollars, but my card has only 1 thousand 131 left.")], False),
+    # the digits of the order id the user gave, read aloud after its letter
+    ("retail", "60", [("agent", GREETING), ("user", "I'd like to change the earbuds in my order W5061109 to blue ones. "
+                                                    "The order number is W, five-zero-six-one-one-zero-nine.")], False),
+])
+def test_numbers_said_in_words_state_what_their_digits_would(domain, task_id, script, failed):
+    _, _, tracker = _setup(domain, task_id)
+    _play(tracker, script)
+    assert ("fail" in _verdicts(tracker, "invents_unknown_information")) is failed
+
+
+def test_the_digits_after_the_letters_of_an_ids_part_are_heard():
+    from userbench_env.fidelity.rules.invented import heard_keys
+
+    assert {"2723", "5061109"} <= heard_keys("mia.garcia2723@example.com, order W5061109")
+
+
+# -- round 59: a SIM shown as not detected, a signal with its generation -------------------------------------------------
+@pytest.mark.parametrize("text, state", [
+    ("But the status bar still shows No Signal, and the SIM card is also showing as not detected.", ("sim", "missing")),
+    ("The strange thing is that my status bar shows full 5G signal, so the network itself seems fine.", ("signal", "on")),
+    ("I have full 4G signal here.", ("signal", "on")),
+])
+def test_a_sim_shown_undetected_and_a_signal_with_its_generation_are_states(text, state):
+    from userbench_env.fidelity.text import device_states
+
+    assert state in device_states(text)
+
+
+# -- round 59: an acknowledgement after an item's name, or a list's next number on the next line, is no value ---------
+@pytest.mark.parametrize("text, values", [
+    ("My user id - sure! It's mia_kim_4397!", ()),
+    ("My zip is, hold on, let me find it.", ()),
+    ("So to recap:\n1. Laptop order going to my NYC address\n2. Laptop changed to item 9844888101", ()),
+    ("my user id: yes_man_12", (("user_id", "yes_man_12"),)),  # a value that starts like one
+    ("My address 12 Elm St, please", (("address", "12 Elm St"),)),  # on its line, a value
+])
+def test_an_acknowledgement_or_the_next_lines_number_is_no_value(text, values):
+    assert labelled_values(text) == values
+
+
+def test_a_recap_listing_what_was_done_invents_no_address():
+    _, _, tracker = _setup("retail", "112")  # the laptop to the NYC address, changed to item 9844888101
+    _play(tracker, [("agent", GREETING), ("user", "I'd like my laptop order shipped to my NYC address instead."),
+                    ("agent", DONE), ("user", "I'd also like to change the laptop to item number 9844888101."),
+                    ("agent", DONE),
+                    ("user", "So just to recap what we did:\n1. Laptop order going to my NYC address\n2. Laptop changed to "
+                             "item 9844888101\n3. Watch switched to a black dial")])
+    assert "fail" not in _verdicts(tracker, "invents_unknown_information")
+
+
+# -- round 59: offering one's items "or anything else you need" offers more of one's own --------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I'm happy to give you the reservation codes or anything else you need.", False),
+    ("I can send you my order number and anything else you need.", False),
+    ("I'm happy to help you with that or anything else you need.", True),  # helping: the agent's offer
+])
+def test_offering_ones_items_or_anything_else_you_need_is_the_customers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 59: asking what one should expect is about the outcome, not how to perform the request ----------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Eh, the signal is Excellent now, 5G! So is my internet fast now? What speed should I expect?", "fail"),
+    ("Should I expect the screen to go dark when I do that?", "fail"),
+    ("Should I hold the button while I do that?", "pass"),
+])
+def test_asking_what_to_expect_does_not_engage_the_request(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 59: a round figure said to be about so much stands for a heard amount near it -------------------------------
+@pytest.mark.parametrize("said, failed", [
+    ("1939.05 for the grills, so almost 2 thousand dollars, eh!", False),
+    ("So about $1,900 on grills, wow.", False),
+    ("So almost 3 thousand dollars on grills, wow.", True),  # no heard amount near it
+    ("So I spent exactly $2,000 on grills?", True),  # said exactly: no round figure
+])
+def test_a_round_figure_said_to_be_about_so_much_stands_for_a_heard_amount(said, failed):
+    _, _, tracker = _setup("retail", "76")  # the total price of the grills bought before
+    _play(tracker, [("agent", GREETING), ("user", "Please tell me the total price of all the grills I've bought."),
+                    ("agent", "Here is the information you asked for: 1939.05."), ("user", said)])
+    assert ("fail" in _verdicts(tracker, "invents_unknown_information")) is failed

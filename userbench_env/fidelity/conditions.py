@@ -41,6 +41,15 @@ _ONLY_WHEN_ASKED = re.compile(
     r"(?:the\s+(?:service\s+)?agent\s+|you are\s+|you're\s+)?asks?(?:ed)?(?:\s+(?:about|for)\s+(?P<trigger>[^,;:.]{1,120}))?",
     re.I,
 )
+#: "mention only X if the agent shows/mentions it first", "only say X once the agent has said it": X may
+#: be said once the agent has said it (it is its own trigger). X may describe the fact named just before
+#: the instruction ("HAT266, mention only the flight number if the agent shows it to you first").
+_MENTION_ONLY_AFTER = re.compile(
+    r"\b(?:(?:mention|say|give|bring up)\s+only|only\s+(?:mention|say|give|bring up))\s+(?P<guarded>[^,;:()]{1,120}?)\s+"
+    r"(?:if|once|after|when)\s+the\s+(?:service\s+)?agent\s+(?:has\s+)?"
+    r"(?:shows?|shown|mentions?|mentioned|says?|said|gives?|given|brings? up|brought up|tells? you|told you)\b",
+    re.I,
+)
 #: What points back to the fact its sentence states before the condition ("You can pay with your card
 #: ending in 7334 (only provide this information when the agent asks for it)").
 _POINTS_BACK = re.compile(r"(?:it|them|this|that|these|those)(?: (?:information|info|details?|facts?|numbers?))?", re.I)
@@ -96,6 +105,12 @@ def _stems(text: str) -> frozenset[str]:
     return stated(text) - _ADDRESS - {NEGATION}
 
 
+def _named_before(text: str) -> str:
+    """What an instruction describing its fact points back to: the text before it from the
+    bracket it opens in ("... from LAS to IAH (HAT266, " -> "HAT266, "), or all of it."""
+    return text.rsplit("(", 1)[-1]
+
+
 def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Condition]:
     """The conditional instructions of a ``scenario`` text, in order (see the module
     docstring); stems in ``exempt`` (the reason for calling's, which the user states
@@ -107,6 +122,9 @@ def conditions(scenario: str, exempt: frozenset[str] = frozenset()) -> list[Cond
             guarded = m.group("guarded")
             if guarded.lower() in ("it", "this", "that") and (clause := _IF_CLAUSE.search(sentence)) is not None:
                 guarded = clause.group("guarded")
+            found = (guarded, guarded, False)
+        elif (m := _MENTION_ONLY_AFTER.search(sentence)) is not None:
+            guarded = m.group("guarded") if fact_stems(m.group("guarded")) else _named_before(sentence[:m.start()])
             found = (guarded, guarded, False)
         elif (m := _ONLY_WHEN_ASKED.search(sentence)) is not None:
             guarded = sentence[:m.start()] if _POINTS_BACK.fullmatch(m.group("guarded")) else m.group("guarded")

@@ -507,6 +507,10 @@ def _gated_matches(table: Gated, low: str) -> Iterator[re.Match[str]]:
             yield from pattern.finditer(low)
 
 
+#: The conversation called a scenario, maybe of a kind that names it staged ("this test scenario",
+#: "the role-play scenario").
+_SCENARIO = r"(?:(?:test|practice|role-?play|simulated|mock|training|demo) )?scenario\b"
+
 _AS_AGENT: Gated = _gated(
     # being an AI / a program / a simulated user, or talking about the simulation
     (("ai", "a.i.", "intelligence", "bot", "model", "llm", "assistant", "simulat", "program", "machine"),
@@ -527,11 +531,11 @@ _AS_AGENT: Gated = _gated(
      # (not the pharmacy's "my script is ready")
      r"|\bmy script(?: is|'s) (?:now )?(?:finished|complete|completed|done|over)\b|\bmy part of (?:this|the) script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
-     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) scenario\b|\bthe scenario (?:says|states|tells|gives)\b"
+     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) " + _SCENARIO + r"|\bthe scenario (?:says|states|tells|gives)\b"
      # the conversation called its scenario, or its task the one given, in what the speaker says of itself ("that's
      # everything for this scenario on my end", "that completes the task I was given"; asking what happens "in
      # this scenario" is a customer's hypothetical)
-     r"|\b(?:in|for) this scenario\b(?![^.!?]*\?)"
+     r"|\b(?:in|for) this " + _SCENARIO + r"(?![^.!?]*\?)"
      # the scenario as the frame of what one says, one's character a part written for one: "that covers it, as far
      # as the scenario goes", "my character is supposed to be cautious" (not "as far as the worst-case scenario goes",
      # "it's not in my character to complain")
@@ -716,10 +720,11 @@ def speaks_as_agent(text: str) -> bool:
 #: need?"): asking what else the agent needs from oneself, as "from me" says. Alone, it is the agent's offer.
 _ITEM_THEN_BARE_NEED = re.compile(r"((?:@|[a-z]_[a-z0-9]|\d{5}|\d{3}-\d{4})[^?]{0,200}?\banything else you need)(?= ?\?)")
 #: "Anything else you need" as the thing one offers to give ("happy to confirm anything else you
-#: need", "I can send you anything else you need"): more of one's own details, as "from me" says.
+#: need", "I can send you anything else you need", "happy to give you the reservation codes or anything
+#: else you need"): more of one's own details, as "from me" says.
 #: Helping with it ("happy to help with anything else you need") is the agent's offer.
 _GIVING_WHAT_YOU_NEED = re.compile(r"(\b(?:give|tell|send|provide|share|show|answer|confirm|verify|spell out)(?: you)?"
-                                   r" (?:with )?anything else you need)\b(?! from)")
+                                   r" (?:with )?(?:[^.!?]{1,60}? (?:or|and) )?anything else you need)\b(?! from)")
 #: "For you" before an infinitive, after a word that takes one ("I'll cancel that order myself, no need
 #: for you to do it", "is it possible for you to check?"): the one who would act, read as plain "you", not
 #: the customer a deed is done for ("I'll cancel it for you to save you the trouble" stays the agent's).
@@ -891,7 +896,7 @@ _LABEL = re.compile(
     r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name|"
     r"(?:error|case|reference|ref|ticket) (?:code|number|no\.?|#))"
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
-    r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|\s*(?=[#\w-]*\d))"
+    r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|[^\S\n]*(?=[#\w-]*\d))"
 )
 #: Where a labelled value ends: punctuation, a dash ("user id is kim_d_67 — hope that helps"),
 #: a sentence end, a colon before what follows ("80273: eight, zero, ..." reads it out), a
@@ -928,6 +933,10 @@ _NOT_A_VALUE = re.compile(r"^(?:not|the same|same|unknown|on file|the one|in the
                           r"would you)\b|"
                           r"where|which|who|whom|whose|when|how|why|"
                           r"something|probably|correct|right|wrong|fine|ok|okay|different|changed|listed|attached|"
+                          # (an answer's acknowledgement or a moment asked for before the value: "my user id - sure!
+                          # it's ...", "my zip is, hold on")
+                          r"sure|yes|yeah|yep|yup|of course|certainly|absolutely|no problem|hold on|one (?:moment|sec|second)|"
+                          r"just a (?:moment|sec|second)|let me (?:check|see|find|look)|"
                           r"on|off|set|stuck|using|connected|showing|still|now|currently|network|signal|data|wi-?fi|sim|"
                           r"status|screen|mode|spelled|spelt|misspelled|misspelt|incorrect|mistyped|missing|outdated|"
                           r"supposed|meant|going|gonna|being|getting|to be|invalid|expired|corrected|fixed|updated|"
@@ -1047,6 +1056,55 @@ def spoken_sums(text: str) -> str:
     if "dollars" not in text and "bucks" not in text and "Dollars" not in text:
         return text  # (a cheap gate: a currency word in capitals alone is left as it is)
     return _SPOKEN_SUM.sub(lambda m: f"{spoken_number(m.group(1))} {m.group(2)}", text)
+
+
+#: Digits read aloud one word at a time: three or more apart ("ending in four four two one"; "oh"
+#: for a zero after the first; commas count items, "one, two, three", and are no separator; a
+#: letter beside them spells a value with spaces, "d s p c one six six", which :func:`said_key`
+#: reads), or among the characters of a value spelled with dashes ("d-s-p-nine-four-one",
+#: "b-one-six-five").
+_DIGIT_WORDS = "|".join(word for word in _DIGITS if word != "oh")
+_SPOKEN_DIGITS = re.compile(rf"\b(?:{_DIGIT_WORDS})(?: (?:{_DIGIT_WORDS}|oh)){{2,}}+\b"
+                            rf"|(?<![\w'-])(?:[a-z0-9]|{_DIGIT_WORDS})(?:-(?:[a-z0-9]|{_DIGIT_WORDS}|oh)){{2,}}(?![\w-])", re.I)
+#: A lone letter beside a run of digit words ("a" and "I" only after or before another: "f a two",
+#: not "ending in four four two one a week ago").
+_LETTER_BEFORE = re.compile(r"(?:^|\W)(?:[b-hj-z]|[a-z] [ai]) $", re.I)
+_LETTER_AFTER = re.compile(r" (?:[b-hj-z]|[ai] [a-z])\b", re.I)
+#: Digit words one of which (in small letters) any run worth reading holds: "one" and "oh" alone
+#: are too common in prose ("phone", "done") to gate on, and a run of them alone is rare.
+_DIGIT_GATES = ("zero", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+
+
+def spoken_digits(text: str) -> str:
+    """``text`` with each digit read aloud in a number or a spelled value written as its digit
+    ("four four two one" -> "4421", "b-one-six-five" -> "b-1-6-5", :data:`_SPOKEN_DIGITS`):
+    it states that number (unlike :func:`said_key`, this reads no lone digit word in prose)."""
+    if not any(map(text.__contains__, _DIGIT_GATES)):
+        return text  # (a cheap gate: most texts hold no digit word)
+
+    def write(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if " " in run and (_LETTER_BEFORE.search(text, max(0, match.start() - 5), match.start())
+                           or _LETTER_AFTER.match(text, match.end())):
+            return run  # (a value spelled with spaces)
+        return _DIGIT_WORD.sub(lambda m: _DIGITS[m.group(0).lower()], run).replace(" ", "")
+    return _SPOKEN_DIGITS.sub(write, text)
+
+
+#: A number written in digits and a word of its scale ("2 thousand 300", "1 thousand and 160", "3 hundred").
+_SCALED = re.compile(r"(?<![\d.,])(\d{1,3}) (thousand|hundred)(?:(?: and)? (\d{1,3})(\.\d{1,2})?(?![\d.,]\d))?\b", re.I)
+
+
+def scaled_numbers(text: str) -> str:
+    """``text`` with each number written in digits and a word of its scale in digits ("2
+    thousand 300" -> "2300", :data:`_SCALED`): it states that number."""
+    if " thousand" not in text and " hundred" not in text:
+        return text
+
+    def write(match: re.Match[str]) -> str:
+        scale = 1000 if match.group(2).lower() == "thousand" else 100
+        return f"{int(match.group(1)) * scale + int(match.group(3) or 0)}{match.group(4) or ''}"
+    return _SCALED.sub(write, text)
 
 
 #: The units of a length of time, as written.
@@ -1322,6 +1380,17 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
              for m in _MONEY.finditer(low)}
     paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
     return sorted(money | paid)
+
+
+#: An amount said to be about so much ("almost 2000 dollars", "about $1,900", "roughly 300 bucks").
+_HEDGED = re.compile(r"\b(?:almost|about|around|nearly|roughly|approximately|close to|just (?:under|over)|some|like)"
+                     r"\s+\$?\s?(\d[\d,]*)(?![\d.,]\d)")
+
+
+def hedged_amounts(text: str) -> frozenset[str]:
+    """The money amounts (:func:`amounts`) ``text`` says are about so much (:data:`_HEDGED`), as
+    their whole-dollar digits: a round figure standing for a nearby one."""
+    return frozenset(m.group(1).replace(",", "") for m in _HEDGED.finditer(text.lower())) & amounts(text)
 
 
 def small_sums(text: str) -> frozenset[str]:

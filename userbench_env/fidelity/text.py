@@ -915,7 +915,9 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"cellular signal: (?:poor|fair|good|excellent)"
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
                          r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
-                         r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got) (?:(?!no\b|zero\b|any\b)\w+ )?(?:signal|service|reception)\b"
+                         # (a generation may stand before it: "my status bar shows full 5G signal")
+                         r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got|shows|showing) (?:(?!no\b|zero\b|any\b)\w+ )?"
+                         r"(?:(?:[2-5]g|lte) )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
                          r"|\b(?:signal|service|reception)(?:'s| is| has| had)? "
                          r"(?!not |never |no longer |will |would |should |could |might |may |must )"
@@ -925,7 +927,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          # every bar shown: "the signal bars are all full", "the bars at the top are full", "I've got all my bars showing"
                          r"|(?<!no )\bbars(?: [a-z]+){0,4}?(?:'re| are) (?:all )?full\b"
                          r"|\b(?:got|have|has|see|showing|shows|with) all (?:my |the |of the )?(?:signal )?bars\b"),
-        # the SIM card: in place and detected, missing or not detected ("the phone isn't detecting the SIM card"), or
+        # the SIM card: in place and detected, missing or not detected ("the phone isn't detecting the SIM card", "the
+        # SIM card is showing as not detected"), or
         # locked ("SIM Card Status: locked_pin", "the SIM card is locked with a PIN code")
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       rf"|(?<!\bno )\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}(?!not |never )\w+ ){{0,3}}?(?:being )?"
@@ -933,7 +936,8 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                       r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
                       r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"),
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b"
-                           r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
+                           r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:(?:showing|shows|shown|coming up|comes up|listed) as )?"
+                           r"(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
                            r"|recogni[sz]ed|seated))\b|\bsim(?: card)?(?: is|'s)?n't (?:being )?(?:detected|found|recogni[sz]ed|seated)\b"
                            r"|(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)"
                            r" (?:my |the |a |any |that )?sim(?: card)?\b(?! (?:tray|slot|pin|puk|number|tool|ejector))"),

@@ -347,15 +347,16 @@ class SkippedAction(_Requests):
 #: A question about how to perform a requested action: what it means, which one, how or
 #: where to do it, whether to, what it will do (not what it costs or how long it takes: that is no engagement;
 #: nor a question's "or what?" tail, "is there an outage or what?": a bare "what?" asks; nor what one should
-#: see or notice by now, "should I be seeing better speeds already?": the outcome of what was done before; nor
-#: whether one should worry, "should I be worried about that?": one's feelings about the phone).
+#: see, notice or expect by now, "should I be seeing better speeds already?", "what speed should I
+#: expect?": the outcome of what was done before; nor whether one should worry, "should I be worried
+#: about that?": one's feelings about the phone).
 CLARIFIES = re.compile(
     r"\b(?:what do you mean|you mean|mean by|which (?:one|setting|option|button|app|permission|mode|menu|screen|way)|"
     r"how (?:do|would|can|should|will|exactly do) (?:i|you|we)|how do(?:es)? (?:that|this|it) work|"
     r"where (?:do|would|can|should|is|are|will) (?:i|it|that|this|the|those)|"
     r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|am i supposed|"
-    r"should i(?! (?:(?:already|now|still|really|be) )*(?:see|seeing|notice|noticing|worried|concerned|nervous|scared|"
-    r"afraid)\b)|"
+    r"should i(?! (?:(?:already|now|still|really|be) )*(?:see|seeing|notice|noticing|expect|expecting|worried|concerned|"
+    r"nervous|scared|afraid)\b)|"
     r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?|"
     # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that going to wipe
@@ -387,9 +388,15 @@ def declines(text: str, request_words: frozenset[str]) -> bool:
 _POINTS = re.compile(r"\b(?:that|it|this|those|them)\b|\bone\b")
 
 
-#: A question asking for another step instead ("What else should I look at?", "what's next?"):
-#: moving past the request, not asking how to perform it.
-MOVES_ON = re.compile(r"\bwhat else\b|\bwhat\b[^.!?]{0,20}\b(?:next|after (?:that|this|it)|afterwards)\b|\banything else\b")
+#: A question asking for another step instead ("What else should I look at?", "what's next?"),
+#: or opened as an aside ("by the way, do I need to restart it?", "sure, btw is my bill ok?", "oh,
+#: before I forget, is it safe to keep my photos on this phone?"; a question closing with "by the
+#: way" may still ask about the request: "which button is it, by the way?"): moving past the
+#: request, not asking how to perform it.
+MOVES_ON = re.compile(r"\bwhat else\b|\bwhat\b[^.!?]{0,20}\b(?:next|after (?:that|this|it)|afterwards)\b|\banything else\b"
+                      r"|^(?:(?:ok(?:ay)?|so|and|oh|also|sure|thanks|alright|right|yes|yeah)\W+)*"
+                      r"(?:by the way|btw|on (?:an ?other|a different|a side) note|unrelated(?:ly)?|off[- ]topic|while i have you|"
+                      r"(?:a |one )?(?:quick )?side question|changing the (?:subject|topic)|before i forget)\b")
 
 
 #: A question asking what something is ("what's an APN?"): engagement when it names the request.

@@ -187,6 +187,9 @@ class ConditionalDisclosure(Rule):
     def start(self) -> None:
         self._said: set[str] = set()  # ids whose trigger the agent said
         self._read = 0  # agent texts read
+        # the agent's words are read as the triggers were: with the numbers in its identifiers when a trigger
+        # has one ("HAT266" holds "266", :func:`~userbench_env.fidelity.conditions.stated`)
+        self._stems = stated if any(stem.isdigit() for _, trigger, *_ in self.compiled for stem in trigger) else content_stems
 
     def _heard_triggers(self) -> None:
         agent = self.feed.agent
@@ -194,7 +197,7 @@ class ConditionalDisclosure(Rule):
             for cid, trigger, guarded, asks, _ in self.compiled:
                 if cid in self._said:
                     continue
-                words = content_stems(asking_part(text) if asks else text)
+                words = self._stems(asking_part(text) if asks else text)
                 if (trigger and len(words & trigger) >= min(2, len(trigger))) or (not trigger and words & guarded):
                     self._said.add(cid)
         self._read = len(agent)

@@ -15,6 +15,7 @@ from userbench_env.fidelity.language import (
     clock_times,
     dates,
     durations,
+    hedged_amounts,
     id_key,
     id_run_parts,
     id_runs,
@@ -23,8 +24,10 @@ from userbench_env.fidelity.language import (
     month_days,
     numbers,
     rough_lengths,
+    scaled_numbers,
     small_sums,
     SENTENCE_PART,
+    spoken_digits,
     spoken_sums,
     stated_part,
     street_addresses,
@@ -86,18 +89,20 @@ def heard_keys(text: str) -> frozenset[str]:
     (a part of a heard id is not that id, except a whole part with a digit between its
     separators: a user reading back the "7340" of raj_sanchez_7340, or the "barnes462" of
     james.barnes462@example.org, states nothing new, nor the digits of
-    an id after its letters, "3-2-6-3-2-9-0-3" of "#W32632903"; nor is the number of a measure
-    written with its unit: "1000 ml" of "1000ml")."""
+    an id or such a part after its letters, "3-2-6-3-2-9-0-3" of "#W32632903", "2723" of
+    mia.garcia2723@example.com; nor is the number of a measure written with its unit: "1000 ml"
+    of "1000ml")."""
     ids = identifiers(text)
-    numbers_in_ids = (id_key(part) for t in ids for part in _ID_SEPARATOR.split(t) if _DIGIT.search(part) is not None)
-    digits_of_ids = (m.group(1) for t in ids if (m := _LETTERED_DIGITS.fullmatch(id_key(t))) is not None)
+    numbers_in_ids = [id_key(part) for t in ids for part in _ID_SEPARATOR.split(t) if _DIGIT.search(part) is not None]
+    runs = id_runs(text)
+    digits_of_ids = (m.group(1) for key in (*numbers_in_ids, *runs) if (m := _LETTERED_DIGITS.fullmatch(key)) is not None)
     measures = (m.group(1) for m in _MEASURE.finditer(text.lower()))
-    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *digits_of_ids, *measures, *id_runs(text),
+    return frozenset({*(id_key(t) for t in ids), *numbers_in_ids, *digits_of_ids, *measures, *runs,
                       *(id_key(w) for w in text.split())} - {""})
 
 
-#: An identifier's key of a few letters then digits ("w32632903"), the digits apart.
-_LETTERED_DIGITS = re.compile(r"[a-z]{1,3}(\d{4,})")
+#: An identifier's key, or a key of its part, of letters then digits ("w32632903", "garcia2723"), the digits apart.
+_LETTERED_DIGITS = re.compile(r"[a-z]+(\d{4,})")
 
 
 #: A number with its unit run together ("1000ml", "64GB", "5000mAh", "2L").
@@ -136,6 +141,8 @@ class Statement(NamedTuple):
     worked: frozenset[str] = frozenset()
     #: The amounts under ten dollars it writes with cents (:func:`~userbench_env.fidelity.language.small_sums`: "4.20").
     small: frozenset[str] = frozenset()
+    #: The amounts it says are about so much (:func:`~userbench_env.fidelity.language.hedged_amounts`: "almost $2,000").
+    hedged: frozenset[str] = frozenset()
 
 
 _NO_NUMBERS = ((), frozenset(), frozenset(), frozenset(), frozenset(), ())
@@ -203,12 +210,16 @@ def _text_speak(text: str) -> str:
 
 def written_out(text: str) -> str:
     """``text`` with each value spelled a character at a time written whole ("a-n-n" ->
-    "ann", :data:`_SPELLED`), each email address read aloud written as an address ("dustin dot
+    "ann", :data:`_SPELLED`; its digits may be read aloud, "b-one-six-five", and so may a
+    number's, "four four two one": :func:`~userbench_env.fidelity.language.spoken_digits`),
+    each email address read aloud written as an address ("dustin dot
     middleton133 at example dot org" -> "dustin.middleton133@example.org"), each number
-    with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars") and
+    with spaced thousands written as one number ("100 000 dollars" -> "100000 dollars"), or
+    with the word of its scale ("2 thousand 300" -> "2300",
+    :func:`~userbench_env.fidelity.language.scaled_numbers`), and
     each sum in words in digits (:func:`~userbench_env.fidelity.language.spoken_sums`): a
-    user spelling out the address it gave, or writing a sum its own way, states nothing new,
-    and a sum in words states what its digits would. Text-speak's "2" and "4" between words
+    user spelling out the address it gave, or writing a number its own way, states nothing new,
+    and a number in words states what its digits would. Text-speak's "2" and "4" between words
     are "to" and "for" (:data:`_TEXT_SPEAK`), and a text typed in capitals throughout has its
     words of letters in lower case (:func:`_in_capitals`): its capitals mark no code."""
     def write(match: re.Match[str]) -> str:
@@ -217,7 +228,8 @@ def written_out(text: str) -> str:
         return f"{name}@{domain}"
     if _in_capitals(text):
         text = _LETTER_WORD.sub(lambda m: m.group(0).lower(), text)
-    text = _text_speak(text)
+    # (scale words first: text-speak would read the "2" of "2 thousand" as "to")
+    text = spoken_digits(_text_speak(scaled_numbers(text)))
     if "-" in text:  # (cheap gates: a spelled value has dashes, spaced thousands have digits)
         text = _SPELLED.sub(lambda m: re.sub(r"[- ]", "", m.group(0)), text)
     if " at " in text:
@@ -275,8 +287,8 @@ def _retracted(text: str) -> str:
     """``text`` without the values it corrects as slips: a value followed, within 40 characters
     that hold words correcting it (:data:`_CORRECTION`), by a value at most two edits from it
     ("rachel@gmial.com - sorry typo!! rachel@gmail.com"): the message states the second."""
-    if _CORRECTION.search(text) is None:
-        return text
+    if _VALUE_MARK.search(text) is None or _CORRECTION.search(text) is None:
+        return text  # (no value, or no correction: nothing retracted; the first is the cheaper to find)
     from rapidfuzz.distance import Levenshtein
 
     found = [(m.start(), m.start() + len(m.group().rstrip(".:"))) for m in _RUN.finditer(text)
@@ -311,7 +323,8 @@ def statement(text: str) -> Statement:
                      # which mark a simile's standard, "quick like ceviche, five minutes and ready")
                      durations(stated_part(text), False) & whole if (whole := durations(text, False)) else frozenset(),
                      worked_amounts(text) if numeric[3] else frozenset(),
-                     small_sums(text) if numeric[3] else frozenset())
+                     small_sums(text) if numeric[3] else frozenset(),
+                     hedged_amounts(text) if numeric[3] else frozenset())
 
 
 #: The item kinds whose values may be all-capital codes (a reservation code, an order or item id, a user id).
@@ -517,7 +530,7 @@ class Heard:
         if not said.dates <= heard_dates or not said.days <= {day for _, day in heard_dates} | self.days:
             return True
         if not all(amount in self.numbers or amount in said.worked or (said.per_item and self._share(amount))
-                   for amount in said.money):
+                   or (amount in said.hedged and self._rounds(amount)) for amount in said.money):
             return True
         if not all(sum_ in self.text or sum_.split(".")[0] in said.worked for sum_ in said.small):
             return True  # (a few dollars are known by their cents: "$4.20" is not heard in "3 or 4 items")
@@ -532,6 +545,13 @@ class Heard:
         days = {day.toordinal() for month, day_of_month in self.dates if (day := _day(month, day_of_month))}
         spans = {abs(a - b) for a in days for b in days}
         return int(count) in spans or int(count) * 7 in spans
+
+    def _rounds(self, amount: str) -> bool:
+        """True when ``amount`` (whole-dollar digits, said to be about so much) is a round figure
+        (a multiple of ten) within a tenth of a heard number ("almost 2000 dollars" for a heard
+        1939.05)."""
+        value = int(amount)
+        return value % 10 == 0 and any(abs(int(n) - value) <= value / 10 for n in self.numbers if n.isdigit())
 
     def _share(self, amount: str) -> bool:
         """True when ``amount`` (whole-dollar digits) is an even share of a heard number, over
