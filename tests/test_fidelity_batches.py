@@ -228,7 +228,15 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b281": {"gptstyle345": 2127, "ibanda": 2128, "gptstyle346": 2129, "bushenyi": 2130},
          "b282": {"gptstyle347": 2131, "rukungiri": 2132, "gptstyle348": 2133, "moroto": 2134},
          "b283": {"gptstyle349": 2135, "iganga": 2136, "gptstyle350": 2137, "kamuli": 2138},
-         "b284": {"gptstyle351": 2139, "pallisa": 2140, "gptstyle352": 2141, "kumi": 2142}}
+         "b284": {"gptstyle351": 2139, "pallisa": 2140, "gptstyle352": 2141, "kumi": 2142},
+         "b285": {"gptstyle353": 2143, "mwanza": 2144, "gptstyle354": 2145, "dodoma": 2146},
+         "b286": {"gptstyle355": 2147, "tanga": 2148, "gptstyle356": 2149, "morogoro": 2150},
+         "b287": {"gptstyle357": 2151, "shinyanga": 2152, "gptstyle358": 2153, "musoma": 2154},
+         "b288": {"gptstyle359": 2155, "bukoba": 2156, "gptstyle360": 2157, "moshi": 2158},
+         "b289": {"gptstyle361": 2159, "lindi": 2160, "gptstyle362": 2161, "singida": 2162},
+         "b290": {"gptstyle363": 2163, "sumbawanga": 2164, "gptstyle364": 2165, "geita": 2166},
+         "b291": {"gptstyle365": 2167, "tarime": 2168, "gptstyle366": 2169, "korogwe": 2170},
+         "b292": {"gptstyle367": 2171, "kilosa": 2172, "gptstyle368": 2173, "ifakara": 2174}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

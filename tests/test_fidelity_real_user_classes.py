@@ -4821,3 +4821,24 @@ def test_a_round_figure_said_to_be_about_so_much_stands_for_a_heard_amount(said,
     _play(tracker, [("agent", GREETING), ("user", "Please tell me the total price of all the grills I've bought."),
                     ("agent", "Here is the information you asked for: 1939.05."), ("user", said)])
     assert ("fail" in _verdicts(tracker, "invents_unknown_information")) is failed
+
+
+# -- round 60: the ordinal an action on one's items takes counts the items, no day --------------------------------------
+@pytest.mark.parametrize("text, days", [
+    ("3 reservations. Cancel 2 of them: IFOYYZ and NQNU5R. Upgrade the 3rd, M20IZO, to business class.", set()),
+    ("Keep the 1st and refund the 2nd, please.", set()),
+    ("Please change it to the 3rd.", {3}),  # a day the action moves to
+    ("I fly out on the 3rd.", {3}),
+])
+def test_the_ordinal_an_action_on_ones_items_takes_is_no_day(text, days):
+    from userbench_env.fidelity.language import month_days
+
+    assert month_days(text) == days
+
+
+def test_upgrading_the_third_of_ones_reservations_invents_no_date():
+    _, _, tracker = _setup("airline", "37")  # three reservations: cancel two, upgrade the third
+    _play(tracker, [("agent", GREETING),
+                    ("user", "3 reservations. Cancel 2 of them: IFOYYZ and NQNU5R. Upgrade the 3rd, M20IZO, to business "
+                             "class. Charges on my credit card.")])
+    assert "fail" not in _verdicts(tracker, "invents_unknown_information")

@@ -1500,8 +1500,10 @@ def numbers(text: str) -> frozenset[str]:
 
 #: A day of the month without a month ("on the 3rd"); not an ordinal counting things, an item of
 #: a list, an occurrence or a length of time ("the 3rd one", "the 2nd reservation", "the 1st of them",
-#: "the 4th time", "the 8th request", "the 2nd attempt", "the 3rd week").
-_DAY_ONLY = re.compile(r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of (?:them|those|these)|(?:one|time|reservation|booking|order|item"
+#: "the 4th time", "the 8th request", "the 2nd attempt", "the 3rd week"), nor the thing an action
+#: on one's items takes ("3 reservations. Cancel 2 of them ... Upgrade the 3rd, M20IZO": its group 1).
+_DAY_ONLY = re.compile(r"(?:\b(cancel|upgrade|downgrade|modify|keep|remove|return|exchange|refund) )?"
+                       r"\bthe (\d{1,2})(?:st|nd|rd|th)\b(?! (?:of (?:them|those|these)|(?:one|time|reservation|booking|order|item"
                        r"|flight|trip|bag|passenger|card|option|request|attempt|try|call|message|transfer|round|charge|payment"
                        r"|transaction|minute|hour|day|week|month|year)s?|tries)\b)")
 
@@ -1511,7 +1513,7 @@ def month_days(text: str) -> frozenset[int]:
     """The days of the month ``text`` names without a month ("on the 3rd")."""
     if _DIGIT.search(text) is None:
         return frozenset()
-    return frozenset(int(d) for d in _DAY_ONLY.findall(text.lower()) if 1 <= int(d) <= 31)
+    return frozenset(int(d) for acted, d in _DAY_ONLY.findall(text.lower()) if not acted and 1 <= int(d) <= 31)
 
 
 #: Words no street is named with: a number before them and a street word is talk ("302 thats
