@@ -1072,7 +1072,7 @@ _LETTER_BEFORE = re.compile(r"(?:^|\W)(?:[b-hj-z]|[a-z] [ai]) $", re.I)
 _LETTER_AFTER = re.compile(r" (?:[b-hj-z]|[ai] [a-z])\b", re.I)
 #: Digit words one of which (in small letters) any run worth reading holds: "one" and "oh" alone
 #: are too common in prose ("phone", "done") to gate on, and a run of them alone is rare.
-_DIGIT_GATES = ("zero", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+_DIGIT_GATES = tuple(word for word in _DIGITS if word not in ("one", "oh"))
 
 
 def spoken_digits(text: str) -> str:

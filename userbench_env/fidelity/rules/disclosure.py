@@ -180,24 +180,30 @@ class ConditionalDisclosure(Rule):
     name = "conditional_disclosure"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool, frozenset[str]]]:
-        return [(c.id, frozenset(c.params["trigger"]), frozenset(c.params["guarded"]), bool(c.params.get("asks", True)),
-                 frozenset(c.params.get("fact", ()))) for c in criteria]
+    def compile(cls, criteria: list[Criterion]) -> list[tuple[str, frozenset[str], frozenset[str], bool, frozenset[str], Any]]:
+        """Per condition: its id, trigger, guarded and fact stems, whether the agent must ask, and
+        how the agent's words are read for its trigger: as the trigger was, with the numbers in
+        identifiers when it has one ("HAT266" holds "266",
+        :func:`~userbench_env.fidelity.conditions.stated`), else by their content stems."""
+        compiled = []
+        for c in criteria:
+            trigger = frozenset(c.params["trigger"])
+            stems = stated if any(stem.isdigit() for stem in trigger) else content_stems
+            compiled.append((c.id, trigger, frozenset(c.params["guarded"]), bool(c.params.get("asks", True)),
+                             frozenset(c.params.get("fact", ())), stems))
+        return compiled
 
     def start(self) -> None:
         self._said: set[str] = set()  # ids whose trigger the agent said
         self._read = 0  # agent texts read
-        # the agent's words are read as the triggers were: with the numbers in its identifiers when a trigger
-        # has one ("HAT266" holds "266", :func:`~userbench_env.fidelity.conditions.stated`)
-        self._stems = stated if any(stem.isdigit() for _, trigger, *_ in self.compiled for stem in trigger) else content_stems
 
     def _heard_triggers(self) -> None:
         agent = self.feed.agent
         for _, _, text, _ in agent[self._read:]:
-            for cid, trigger, guarded, asks, _ in self.compiled:
+            for cid, trigger, guarded, asks, _, stems in self.compiled:
                 if cid in self._said:
                     continue
-                words = self._stems(asking_part(text) if asks else text)
+                words = stems(asking_part(text) if asks else text)
                 if (trigger and len(words & trigger) >= min(2, len(trigger))) or (not trigger and words & guarded):
                     self._said.add(cid)
         self._read = len(agent)
@@ -211,7 +217,7 @@ class ConditionalDisclosure(Rule):
         # a sentence's matter is its own words or the sentence's before it ("How many passengers
         # were on it? I think there were 3.")
         matters = [said | before for said, before in zip(sentences, [frozenset(), *sentences])]
-        for cid, trigger, guarded, _, fact in self.compiled:
+        for cid, trigger, guarded, _, fact, _ in self.compiled:
             if cid in self._said:
                 self.passed(cid, turn)
             elif self.verdict(cid) != "fail" and any(len(said & guarded) >= min(2, len(guarded)) and (said & fact or not fact)
