@@ -236,7 +236,21 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b289": {"gptstyle361": 2159, "lindi": 2160, "gptstyle362": 2161, "singida": 2162},
          "b290": {"gptstyle363": 2163, "sumbawanga": 2164, "gptstyle364": 2165, "geita": 2166},
          "b291": {"gptstyle365": 2167, "tarime": 2168, "gptstyle366": 2169, "korogwe": 2170},
-         "b292": {"gptstyle367": 2171, "kilosa": 2172, "gptstyle368": 2173, "ifakara": 2174}}
+         "b292": {"gptstyle367": 2171, "kilosa": 2172, "gptstyle368": 2173, "ifakara": 2174},
+         "b293": {"gptstyle369": 2175, "lilongwe": 2176, "gptstyle370": 2177, "blantyre": 2178},
+         "b294": {"gptstyle371": 2179, "zomba": 2180, "gptstyle372": 2181, "mzuzu": 2182},
+         "b295": {"gptstyle373": 2183, "karonga": 2184, "gptstyle374": 2185, "kasungu": 2186},
+         "b296": {"gptstyle375": 2187, "mangochi": 2188, "gptstyle376": 2189, "salima": 2190},
+         "b297": {"gptstyle377": 2191, "balaka": 2192, "gptstyle378": 2193, "dedza": 2194},
+         "b298": {"gptstyle379": 2195, "nkhotakota": 2196, "gptstyle380": 2197, "chitipa": 2198},
+         "b299": {"gptstyle381": 2199, "rumphi": 2200, "gptstyle382": 2201, "mchinji": 2202},
+         "b300": {"gptstyle383": 2203, "ntcheu": 2204, "gptstyle384": 2205, "liwonde": 2206},
+         "b301": {"gptstyle385": 2207, "nsanje": 2208, "gptstyle386": 2209, "chikwawa": 2210},
+         "b302": {"gptstyle387": 2211, "thyolo": 2212, "gptstyle388": 2213, "mulanje": 2214},
+         "b303": {"gptstyle389": 2215, "phalombe": 2216, "gptstyle390": 2217, "machinga": 2218},
+         "b304": {"gptstyle391": 2219, "neno": 2220, "gptstyle392": 2221, "dowa": 2222},
+         "b305": {"gptstyle393": 2223, "nkhata": 2224, "gptstyle394": 2225, "chiradzulu": 2226},
+         "b306": {"gptstyle395": 2227, "likoma": 2228, "gptstyle396": 2229, "mponela": 2230}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

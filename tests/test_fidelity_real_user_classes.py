@@ -4842,3 +4842,109 @@ def test_upgrading_the_third_of_ones_reservations_invents_no_date():
                     ("user", "3 reservations. Cancel 2 of them: IFOYYZ and NQNU5R. Upgrade the 3rd, M20IZO, to business "
                              "class. Charges on my credit card.")])
     assert "fail" not in _verdicts(tracker, "invents_unknown_information")
+
+
+# -- round 61: the agent's note on the customer's record, and the brief called one's task script ------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Thanks! I've noted the return on your account, and the refund should reach your PayPal within 5-7 days.", True),
+    ("Okay, I have logged the seat change to your reservation, you'll get an email.", True),
+    ("And the watch, black dial. That's the last item my task script lists for me to raise.", True),
+    ("I've noted the reservation number you gave me, thanks.", False),  # the customer taking note of what it heard
+    ("I've noted your suggestions and will try them tonight.", False),
+    ("The pharmacy texted that my script is ready.", False),  # a prescription
+])
+def test_the_agents_note_on_the_record_and_a_task_script_are_not_the_customers(text, agent_like):
+    from userbench_env.fidelity.language import speaks_as_agent
+
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 61: a state "on my side" (or "on our end"), the clause ending there, is the feature on -----------------------
+@pytest.mark.parametrize("text, states", [
+    ("Done. Roaming is already on my side, so that part is fine.", (("roaming", "on"),)),
+    ("Mobile data is on our end now.", (("mobile data", "on"),)),
+    ("Mobile data on my end is slow.", ()),  # where it is slow: no state said
+    ("Wifi is on my laptop, not the phone.", ()),
+    ("And roaming is showing as enabled, so that part is fine.", (("roaming", "on"),)),  # its showing, "as" and all
+])
+def test_a_state_on_my_side_is_the_feature_on(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("tool, verdict", [("disconnect_vpn", "fail"), ("toggle_roaming", "pass")])
+def test_claiming_roaming_on_from_ones_side_needs_a_result_showing_it(tool, verdict):
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    tracker.agent_text(2, f"Could you please run {tool} on your side with these arguments: {{}}?")
+    _user_call(world, tracker, 3, tool)
+    tracker.user_text(3, "Done. Roaming is already on my side, so that part is fine.")
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 61: "I've run it", the participle that is also a present, claims the action -------------------------------
+@pytest.mark.parametrize("text, claimed", [
+    ("Yes, I've run that one for the second transaction as well, and it went through fine.", True),
+    ("I have just run it, it says done.", True),
+    ("I've just run into some money trouble.", False),
+    ("I run a bakery, so mornings are busy.", False),
+    ("Have we run it already?", False),
+])
+def test_having_run_it_claims_the_action(text, claimed):
+    from userbench_env.fidelity.text import claims_done
+
+    assert claims_done(text) is claimed
+
+
+@pytest.mark.parametrize("run, verdict", [(False, "fail"), (True, "pass")])
+def test_saying_one_has_run_the_requested_tool_needs_the_call(run, verdict):
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
+    if run:
+        _user_call(world, tracker, 3, "toggle_airplane_mode")
+    tracker.user_text(3, "I've run that one as well, it went through fine.")
+    assert _verdicts(tracker, "claims_unexecuted_action") == [verdict]
+
+
+# -- round 61: what it doesn't look like one has, and what an improvement improves on, are no current state -----------
+@pytest.mark.parametrize("text, states, earlier", [
+    ("The screen says No Signal. So it doesn't look like I have service yet, what next?", (("signal", "off"),), ()),
+    ("Doesn't seem like we have signal here.", (), ()),
+    ("It looks like I have service now.", (("signal", "on"),), ()),
+    ("Now it shows Excellent, 5G. That is a big improvement on the 2G.", (("network", "5g"),), (("network", "2g"),)),
+    ("I am on 2G now.", (("network", "2g"),), ()),
+])
+def test_a_state_not_seeming_so_or_improved_on_is_no_current_state(text, states, earlier):
+    from userbench_env.fidelity.text import past_device_states
+
+    assert device_states(text) == states and past_device_states(text) == earlier
+
+
+def test_the_generation_an_improvement_improves_on_was_seen_before():
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    tracker.agent_text(2, "Could you please run set_network_mode_preference on your side with these arguments: "
+                          '{"mode": "2g_only"}?')
+    _user_call(world, tracker, 3, "toggle_airplane_mode")
+    _user_call(world, tracker, 3, "set_network_mode_preference", {"mode": "2g_only"})
+    tracker.user_text(3, "Done, it is on 2G now.")
+    tracker.agent_text(4, "Could you please run set_network_mode_preference on your side with these arguments: "
+                          '{"mode": "4g_5g_preferred"}?')
+    shown = _user_call(world, tracker, 5, "set_network_mode_preference", {"mode": "4g_5g_preferred"})
+    assert "5G" in shown
+    tracker.user_text(5, "Okay, it now shows 5G. That is a big improvement on the 2G.")
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+# -- round 61: a sum with its cents said to be what something comes to is an amount --------------------------------
+@pytest.mark.parametrize("text, money", [
+    ("3646.68? I thought it would be 4112.50. Fine.", {"4112"}),
+    ("So the total is 1,288.65, right", {"1288"}),
+    ("My data usage is 120.50 GB.", set()),
+    ("It is 10.30 here.", set()),  # a clock time, no three digits before the point
+    ("The version is 102.10.3.", set()),
+])
+def test_a_sum_with_cents_said_to_be_so_much_is_an_amount(text, money):
+    from userbench_env.fidelity.language import amounts
+
+    assert amounts(text.lower()) == money

@@ -542,10 +542,11 @@ _AS_AGENT: Gated = _gated(
      r"|\bas far as (?:the|my|this) scenario (?:goes|is concerned)\b"
      r"|\bmy (?:character|persona) (?:is |was )?(?:supposed|meant|written|told|instructed|scripted)\b"
      r"|\b(?:the|my) (?:customer |user |caller )?(?:task|scenario|script|role|part|brief) (?:i was|i'?ve been|i have been) given\b"
-     # the brief as the speaker's script or scenario, finished or named for its part: "that wraps up my customer
-     # script", "that completes the scenario" (a script that is the agent's, "skip the have-you-tried script", is not)
+     # the brief as the speaker's script or scenario, finished or named for its part or task: "that wraps up my
+     # customer script", "the last item my task script lists", "that completes the scenario" (a script that is
+     # the agent's, "skip the have-you-tried script", is not)
      r"|\b(?:wraps? up|complet(?:es?|ed|ing)|finish(?:es|ed)?|conclud(?:es?|ed)|ends?) (?:my|the) (?:customer |user |caller )?"
-     r"(?:script|scenario)\b|\bmy (?:customer|user|caller|role) script\b"
+     r"(?:script|scenario)\b|\bmy (?:customer|user|caller|role|task) script\b"
      # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
      r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
      # an AI playing a part, in any grammar: "I only one AI playing da customer"
@@ -683,10 +684,11 @@ _AS_AGENT: Gated = _gated(
      r"(?:check|pull|look|bring|search|find))\b(?: \w+){0,4}? (?:in|on) (?:the|our) system\b"
      # the business's own stock: "let me check which lamp options we have in stock for you"
      r"|\bwe (?:have|carry|'ve got|got) (?:\w+ ){0,3}?in stock\b"
-     # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card"
+     # the agent's work on the customer's record: "I've stopped all the recurring charges on your debit card", or
+     # what it put on the record: "I've noted the return on your account"
      r"|\b(?:i'?ve|i have) (?:now )?(?:stopped|blocked|frozen|cancell?ed|canceled|processed|refunded|removed|applied|issued|"
-     r"waived|reversed|filed|submitted|updated)\b[^.!?]{0,40}\b(?:on|to|from|for) your (?:\w+ )?(?:card|account|order|"
-     r"reservation|booking|profile|subscription)\b"
+     r"waived|reversed|filed|submitted|updated|noted|logged|recorded|flagged|placed)\b[^.!?]{0,40}\b(?:on|to|from|for) your "
+     r"(?:\w+ )?(?:card|account|order|reservation|booking|profile|subscription)\b"
      r"|\byour (?:reservation|booking|order|account|refund|request|ticket|identity|cancellation)\b[^.!?]{0,20}\b(?:has been|is now|was) "
      r"(?:cancel|process|updat|refund|book|confirm|modif|approv|verif)"
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
@@ -1361,13 +1363,17 @@ _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me|
 #: The same sum named before the paying ("under the 259.99 I paid", "the 80 we spent on it"): two digits at least
 #: (a count, "the 2 I paid for", is too short to be read as money).
 _SUM_PAID = re.compile(r"(?<![\d,.$])(\d{2,}(?:,\d{3})*)(?:\.\d{1,2})? (?:that |which )?(?:i|we) (?:paid|spent)\b")
+#: A sum with its cents, without a currency, said to be what something is or comes to ("I thought it would be
+#: 4112.50", "the total is 1,288.65"): three digits at least before the cents, no unit after them.
+_SUM_STATED = re.compile(r"\b(?:be|is|was|were|comes to|came to|totals?|total of)\s+(\d{3,}|\d{1,3}(?:,\d{3})+)\.\d{2}\b"
+                         r"(?!\d|\.\d|\s*(?:%|percent|gb|mb|kb|gigs?|megs?|hours?|minutes?|days?|miles?|km)\b)")
 
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
     """The money amounts ``text`` writes ("$349", "about 200 dollars", "50 dollar", "340 quid", "$1,000.50", "$250k",
-    "I paid 412 for it", "the 259.99 I paid": :data:`_PAID_SUM`, :data:`_SUM_PAID`), as their whole-dollar digits ("349", "200",
-    "1000", "250000", "412")."""
+    "I paid 412 for it", "the 259.99 I paid", "I thought it would be 4112.50": :data:`_PAID_SUM`, :data:`_SUM_PAID`,
+    :data:`_SUM_STATED`), as their whole-dollar digits ("349", "200", "1000", "250000", "412", "4112")."""
     return frozenset(value for _, value in _amounts_in_order(text))
 
 
@@ -1378,7 +1384,8 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
     low = text.lower()
     money = {(m.start(), (m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else ""))
              for m in _MONEY.finditer(low)}
-    paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
+    paid = {(m.start(1), m.group(1).replace(",", ""))
+            for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low), *_SUM_STATED.finditer(low))}
     return sorted(money | paid)
 
 

@@ -655,9 +655,11 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
 #: dialect's "is" ("roaming stay on"); the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner or a device starts a phrase, not a state ("data's on the fritz", "wifi's on my
-#: laptop", "mobile data on phone is bad"), unless a duration follows ("on the whole time", "on this whole time"). A state may be
-#: told by how the feature looks or by its coming back ("looks like it's on", "has come back on"), and an
-#: icon's state by its showing ("the little plane lit up", "has appeared").
+#: laptop", "mobile data on phone is bad"), unless a duration follows ("on the whole time", "on this whole time")
+#: or the side it is on from, the clause ending there ("roaming is already on my side, so ...", "on our end now";
+#: not "data on my end is slow"); "showing as" before the state is its showing ("roaming is showing as
+#: enabled"). A state may be told by how the feature looks or by its coming back ("looks like it's on", "has
+#: come back on"), and an icon's state by its showing ("the little plane lit up", "has appeared").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
@@ -671,7 +673,9 @@ _STATE_AFTER = re.compile(
     rf"(?:\s+(?:now|currently|still|already|(?!(?:{_HEDGE_OR_HABIT})\b)[a-z]{{2,}}ly|also|just|both|def|even|very|much|"
     r"set|showing|"
     r"turned|switched|reading|at|(?P<neg2>not|never)))*"
-    r"(?:\s+to|\s*:)?\s*\b(?P<state>on(?!\s+(?:my|me|your|a|an|this(?!\s+(?:whole|entire)\b)|that|his|her|our|it|its|"
+    r"(?:\s+to|(?<=showing)\s+as|\s*:)?\s*\b(?P<state>on(?!\s+"
+    r"(?!(?:my|our) (?:side|end)\s*(?:[.,;:!?]|$|(?:so|too|now|already|and|but|as well)\b))"
+    r"(?:my|me|your|a|an|this(?!\s+(?:whole|entire)\b)|that|his|her|our|it|its|"
     r"phone|device|handset|laptop|tablet|computer)\b"
     r"|\s+the\s+(?!whole|entire)\b)|off|(?:yes|no)(?![ \t]+[a-z])|"
     r"enabled|disabled|connected|disconnected|hooked up|(?<!to )reconnect(?:s|ed)?|activated|deactivated|active|inactive|"
@@ -681,6 +685,9 @@ _STATE_AFTER = re.compile(
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
 #: Time words marking a clause as describing an earlier state.
 _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initially|until|beforehand|back then)\b")
+#: An improvement just before a span ("a big improvement on the 2G", "an upgrade on 3G"): the span, "on"
+#: what it names, is the state improved on.
+_IMPROVED_ON = re.compile(r"\b(?:improvement|upgrade|step up)\s*$")
 #: The start of a change before a span, no "to" between ("from Poor on 2G ..."), and its end after it.
 _FROM_LEAD = re.compile(r"\bfrom\b(?:(?!\bto\b).)*$")
 _TO = re.compile(r"\bto\b")
@@ -816,15 +823,17 @@ def _unasserted(text: str, start: int, end: int) -> bool:
 
 def _earlier(text: str, start: int, end: int) -> bool:
     """True when the clause of ``text[start:end]`` describes an earlier state: a time word
-    in the clause ("before", "at first"), a past verb before the span ("it showed ..."), or
-    the span is where a change came from ("from Poor on 2G to Excellent on 5G")."""
+    in the clause ("before", "at first"), a past verb before the span ("it showed ..."), the
+    span is where a change came from ("from Poor on 2G to Excellent on 5G"), or what an
+    improvement improves on ("a big improvement on the 2G", :data:`_IMPROVED_ON`)."""
     opening = clause_start(text, start)
     clause_end = min((i for i in (text.find(".", end), text.find("\n", end), text.find(",", end)) if i >= 0),
                      default=len(text))
     return (_EARLIER.search(text, opening + 1, clause_end) is not None
             or _PAST_LEAD.search(text, opening + 1, start) is not None
             or (_FROM_LEAD.search(text, opening + 1, start) is not None
-                and _TO.search(text, end, clause_end) is not None))
+                and _TO.search(text, end, clause_end) is not None)
+            or _IMPROVED_ON.search(text, opening + 1, start) is not None)
 
 
 #: A negated verb typed without its apostrophe ("isnt", "doesnt"): read as written with it.
@@ -916,7 +925,9 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|\b(?:full|good|strong|great|(?:a )?(?:couple|few)(?: of)?|\d|two|three|four|five|some) bars\b"
                          r"|(?<!not )(?<!not even )(?<!without )(?<!no )\b(?:one|1|a single) bar\b"
                          # (a generation may stand before it: "my status bar shows full 5G signal")
-                         r"|(?<!n't )(?<!not )\b(?:got|have|getting|has|i'?ve got|shows|showing) (?:(?!no\b|zero\b|any\b)\w+ )?"
+                         # (not what it doesn't look or seem like one has: "it doesn't look like I have service yet")
+                         r"|(?<!n't )(?<!not )(?<!n't look like i )(?<!n't seem like i )(?<!n't look like we )"
+                         r"(?<!n't seem like we )\b(?:got|have|getting|has|i'?ve got|shows|showing) (?:(?!no\b|zero\b|any\b)\w+ )?"
                          r"(?:(?:[2-5]g|lte) )?(?:signal|service|reception)\b"
                          r"(?! (?:issue|problem))"
                          r"|\b(?:signal|service|reception)(?:'s| is| has| had)? "
@@ -1260,6 +1271,11 @@ GENERIC_CLAIM = re.compile(
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b(?! (?:not|never)\b)"
+    # the participle that is also a present, after its auxiliary ("I've run that one too", "we have just run it"; not
+    # running into, out of or through something: "I've run into money trouble")
+    r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)(?:'ve|\u2019ve| have| had)"
+    r"(?:\s+(?:just|already|now|also|finally|successfully|actually|then))*\s+run\b"
+    r"(?! (?:into|out|through|across|low|short|late|over)\b)"
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
     rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b{_NOT_ITS_QUESTION}"
