@@ -250,7 +250,15 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b303": {"gptstyle389": 2215, "phalombe": 2216, "gptstyle390": 2217, "machinga": 2218},
          "b304": {"gptstyle391": 2219, "neno": 2220, "gptstyle392": 2221, "dowa": 2222},
          "b305": {"gptstyle393": 2223, "nkhata": 2224, "gptstyle394": 2225, "chiradzulu": 2226},
-         "b306": {"gptstyle395": 2227, "likoma": 2228, "gptstyle396": 2229, "mponela": 2230}}
+         "b306": {"gptstyle395": 2227, "likoma": 2228, "gptstyle396": 2229, "mponela": 2230},
+         "b307": {"gptstyle397": 2231, "ndola": 2232, "gptstyle398": 2233, "kitwe": 2234},
+         "b308": {"gptstyle399": 2235, "kabwe": 2236, "gptstyle400": 2237, "chingola": 2238},
+         "b309": {"gptstyle401": 2239, "kasama": 2240, "gptstyle402": 2241, "livingstone": 2242},
+         "b310": {"gptstyle403": 2243, "chipata": 2244, "gptstyle404": 2245, "solwezi": 2246},
+         "b311": {"gptstyle405": 2247, "mongu": 2248, "gptstyle406": 2249, "mufulira": 2250},
+         "b312": {"gptstyle407": 2251, "kabompo": 2252, "gptstyle408": 2253, "mansa": 2254},
+         "b313": {"gptstyle409": 2255, "luanshya": 2256, "gptstyle410": 2257, "mazabuka": 2258},
+         "b314": {"gptstyle411": 2259, "petauke": 2260, "gptstyle412": 2261, "mpika": 2262}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

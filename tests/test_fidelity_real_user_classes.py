@@ -4948,3 +4948,90 @@ def test_a_sum_with_cents_said_to_be_so_much_is_an_amount(text, money):
     from userbench_env.fidelity.language import amounts
 
     assert amounts(text.lower()) == money
+
+
+# -- round 62: the SIM card said to sit in its place, or to have worked loose, is a state of the SIM -----------------
+@pytest.mark.parametrize("text, states", [
+    ("Still No Signal. And the SIM card's sitting in there grand, so it's not that.", (("signal", "off"), ("sim", "ok"))),
+    ("It cannot be the SIM card; that one is sitting firmly in its place.", (("sim", "ok"),)),
+    ("It's not the SIM, by the way, that's seated properly.", (("sim", "ok"),)),
+    ("I believe the SIM card has worked itself loose in its tray.", (("sim", "missing"),)),
+    ("The SIM card is sitting loose in the tray.", (("sim", "missing"),)),  # sitting, but out of its place
+    ("The SIM is not loose, I pushed it in.", ()),
+    ("My phone is sitting on the table.", ()),  # no SIM named
+])
+def test_a_sim_sitting_in_its_place_or_worked_loose_is_a_sim_state(text, states):
+    assert device_states(text) == states
+
+
+@pytest.mark.parametrize("check, verdict", [(None, "fail"), ("check_sim_status", "pass")])
+def test_saying_the_sim_sits_snug_in_its_tray_needs_a_result_showing_it(check, verdict):
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
+    _user_call(world, tracker, 3, "toggle_airplane_mode")
+    if check:
+        _user_call(world, tracker, 3, check)
+    tracker.user_text(3, "Done. It can't be the SIM though, the SIM card is sitting snug in its tray.")
+    assert _verdicts(tracker, "unsupported_device_state") == [verdict]
+
+
+# -- round 62: a check run after the agent hands the customer over answers nothing -----------------------------------
+@pytest.mark.parametrize("agent, verdict", [
+    ("I am transferring you to a human agent now. Please hold on.", "fail"),  # the only answer is to go
+    ("I'm transferring you to a colleague now; before that, could you check your status bar?", None),  # asked for
+    (DONE, None),  # done: a look at whether the phone works may be what an answer needs
+])
+def test_a_check_after_a_handover_is_unrequested(agent, verdict):
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My phone says No Service, please help."), ("agent", agent)])
+    _user_call(world, tracker, 2, "check_status_bar")
+    tracker.user_text(2, "Alright, I'll hold. ###TRANSFER###")
+    assert [v for v in _verdicts(tracker, "unrequested_action") if v != "not_applicable"] == ([verdict] if verdict else [])
+
+
+# -- round 62: whether to do something the request neither names nor points at is no question about it ---------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("The bars look better now. Should I try sending a picture message?", "fail"),  # a step of one's own
+    ("Quick question first: should I restart my phone at some point?", "fail"),
+    ("Should I do that now, or after the restart?", "pass"),  # points at the request
+    ("Should I turn the data saver off from the quick settings?", "pass"),  # names it
+    ("Still no luck. What should I do now?", "pass"),  # what to do: asks for the step, no other step proposed
+])
+def test_asking_whether_to_do_another_thing_skips_the_request(reply, verdict):
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."),
+                    ("agent", "Could you please run toggle_data_saver_mode on your side with these arguments: {}?"),
+                    ("user", reply)])
+    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+
+
+# -- round 62: a feature between a verb of setting and its "on" or "off" names the act, no state ---------------------
+@pytest.mark.parametrize("text, states", [
+    ("Hm, I don't remember turning airplane mode on.", ()),
+    ("I need to switch roaming off before I fly home.", ()),
+    ("Try toggling data saver on, you said?", ()),
+    ("I turned airplane mode on yesterday.", (("airplane mode", "on"),)),  # the past act: the state it left
+    ("Airplane mode is on.", (("airplane mode", "on"),)),
+])
+def test_a_feature_between_a_setting_verb_and_its_particle_is_an_act(text, states):
+    assert device_states(text) == states
+
+
+def test_not_remembering_turning_airplane_mode_on_states_nothing_about_it():
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
+    assert "OFF" in _user_call(world, tracker, 3, "toggle_airplane_mode")
+    tracker.user_text(3, "It says Airplane Mode is now OFF. Hm, I don't remember turning airplane mode on.")
+    assert "fail" not in _verdicts(tracker, "unsupported_device_state")
+
+
+# -- round 62: "no more" before a feature negates it, as "no" does -------------------------------------------------
+@pytest.mark.parametrize("text, states", [
+    ("It says it's off. No more Data Saver on there.", (("data saver", "off"),)),
+    ("No longer any VPN on there, good.", (("vpn", "off"),)),
+    ("Data saver is on.", (("data saver", "on"),)),
+])
+def test_no_more_before_a_feature_negates_its_state(text, states):
+    assert device_states(text) == states

@@ -697,6 +697,11 @@ _PAST_LEAD = re.compile(r"\b(?:was|were|showed|said|saw|had|noticed|used to|read
                         r"|resolved|fixed|solved|cured)\b")
 _VERB_BEFORE = re.compile(
     r"\b(?:turned|switched|toggled|set|flipped|put|have|has|got|left|keep|kept|had)\s+(on|off)\s+(?:the\s+|my\s+|me\s+)?$")
+#: A verb of setting, not in the past, just before a feature: its "on" or "off" after the feature is the
+#: verb's, the act named ("I don't remember turning airplane mode on", "I need to switch roaming off",
+#: "try toggling data saver on"), no state the feature is in.
+_SETTING_ACT = re.compile(r"\b(?:turn|turning|turnin'?|switch|switching|switchin'?|toggle|toggling|flip|flipping|put|putting)"
+                          r"\s+(?:the\s+|my\s+|that\s+|your\s+)?$")
 #: Being on, off or in a feature: "I'm not connected to any VPN", "I'm on wifi", "phone's off the VPN",
 #: "I'm not in airplane mode".
 #: The determiner a link may end with before the feature ("not in that airplane mode"), and the
@@ -720,9 +725,10 @@ _SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve n
 #: An icon word after a feature's name, no state said of it after ("the roaming symbol", not "the wifi icon is grey").
 _ICON_AFTER = re.compile(r" (?:icon|symbol|sign|indicator|logo)\b(?! (?:is|isn't|was|wasn't|has|says|shows|looks)\b|'s)")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
-#: on", "no VPN on there anymore" (a "no" on the same line, not a value: "Enabled: No").
+#: on", "no VPN on there anymore", "no more Data Saver on there" (a "no" on the same line, not a
+#: value: "Enabled: No").
 _NEGATED_BEFORE = re.compile(r"\b(?:don'?t|do not|doesn'?t|does not|didn'?t|never)\s+(?:have|has|got|see|use)\s+"
-                             r"(?:the\s+|my\s+|any\s+)?$|(?<!: )\bno +$")
+                             r"(?:the\s+|my\s+|any\s+)?$|(?<!: )\bno +(?:more +|longer +(?:any +)?)?$")
 #: A status bar, as a tool result shows it or a user reads it out: to the end of its line, or
 #: of the sentence it is read out in ("Status bar: 4 bars, 5G, Data Enabled, 64%. So airplane
 #: mode was on after all": the next sentence is the user's own, no reading of the bar).
@@ -876,13 +882,15 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
             continue  # "is roaming on?", "I hope roaming is on" assert no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
+        lead = text[max(0, m.start() - 30):m.start()]
+        if after is not None and not after.group("verb") and _SETTING_ACT.search(lead) is not None:
+            after = None  # "turning airplane mode on": the act of setting it, no state said
         if after is not None:
             state = after.group("state") in _ON
             negated = ((after.group("neg") is not None) + (after.group("neg2") is not None)
                        + (_NEGATED_BEFORE.search(text, max(0, m.start() - 30), m.start()) is not None)) % 2 == 1
             verb = (after.group("verb") or "").strip()
             stated.append((feature, "on" if state != negated else "off", verb in _PAST_VERBS or earlier))
-        lead = text[max(0, m.start() - 30):m.start()]
         before = _VERB_BEFORE.search(lead)
         if before is not None:
             verbs.append((feature, before.group(1), earlier))
@@ -901,6 +909,8 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
 #: A word that opens another clause, so a state word after it is not the aspect's ("I don't know
 #: what is APN but okay": "okay" agrees, it vouches for no setting).
 _NOT_A_CONJUNCTION = r"(?!(?:but|and|or|so|though|although)\b)"
+#: No word of a SIM card out of its place to the clause's end, after its sitting ("sitting loose in the tray").
+_NOT_LOOSE = r"(?![^.,;!?\n]*\b(?:loose|out|crooked|wrong|badly|improperly)\b)"
 #: After "works", a manner of failing: the feature works badly, as the scenario's "not working
 #: properly" says it, is a symptom, not a state ("works poorly", "works only sometimes").
 _FAILING = r"(?! (?:not|badly|poorly|slowly|slow|barely|intermittently|(?:only )?sometimes|on and off|off and on|terribly|horribly|awfully)\b)"
@@ -940,13 +950,20 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                          r"|\b(?:got|have|has|see|showing|shows|with) all (?:my |the |of the )?(?:signal )?bars\b"),
         # the SIM card: in place and detected, missing or not detected ("the phone isn't detecting the SIM card", "the
         # SIM card is showing as not detected"), or
-        # locked ("SIM Card Status: locked_pin", "the SIM card is locked with a PIN code")
+        # locked ("SIM Card Status: locked_pin", "the SIM card is locked with a PIN code"); sitting in its place
+        # ("the SIM card's sitting in there grand", "sitting snug in its tray"; not sitting loose), or seated as a
+        # pronoun for it says ("it's not the SIM, that's seated properly"), is in place; worked loose is missing
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       rf"|(?<!\bno )\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}(?!not |never )\w+ ){{0,3}}?(?:being )?"
-                      r"(?:seated|inserted|fine|ok|okay|working|active|properly|detected|recogni[sz]ed)\b"
+                      r"(?:seated|inserted|fine|ok|okay|working|active|properly|detected|recogni[sz]ed"
+                      rf"|(?:sitting|sits|sat)\b{_NOT_LOOSE})\b"
                       r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
-                      r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"),
+                      r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"
+                      r"|\bsim\b[^.!?\n]*\b(?:it|that|that one)(?:'s| is) (?:\w+ )?(?:seated\b"
+                      r"|sitting (?:in (?:there|place|its place|the tray|its tray|the slot)\b|(?:in )?(?:snug|firmly|tight|"
+                      rf"tightly|properly|fine|right)\b){_NOT_LOOSE})"),
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b"
+                           r"|\bsim(?: card)?(?:'s| is| has)? (?:(?!not |never )\w+ ){0,3}?(?:loose|unseated|dislodged)\b"
                            r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:(?:showing|shows|shown|coming up|comes up|listed) as )?"
                            r"(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
                            r"|recogni[sz]ed|seated))\b|\bsim(?: card)?(?: is|'s)?n't (?:being )?(?:detected|found|recogni[sz]ed|seated)\b"

@@ -12,6 +12,7 @@ from typing import Any
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import clauses, content_stems, question_clauses
+from userbench_env.fidelity.outcomes import hands_over
 from userbench_env.fidelity.text import (
     asks,
     claimed_actions,
@@ -332,7 +333,8 @@ class SkippedAction(_Requests):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
             questions = () if called else question_clauses(text)
-            engaged = called or any((CLARIFIES.search(q) or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words))
+            engaged = called or any(((CLARIFIES.search(q) and not another_step(q, self.request_words))
+                                     or (ASKS_WHAT.search(q) and content_stems(q) & self.request_words))
                                     and not MOVES_ON.search(q) for q in questions)
             self.settle_all(turn, not engaged)
 
@@ -399,6 +401,19 @@ MOVES_ON = re.compile(r"\bwhat else\b|\bwhat\b[^.!?]{0,20}\b(?:next|after (?:tha
                       r"(?:a |one )?(?:quick )?side question|changing the (?:subject|topic)|before i forget)\b")
 
 
+#: Asking whether to do something: "should I ..." (not what, how or when to: "what should I do now?").
+_WHETHER_TO = re.compile(r"(?<!\bwhat )(?<!\bhow )(?<!\bwhen )(?<!\bwhere )(?<!\bwhich )\bshould (?:i|we)\b")
+
+
+def another_step(question: str, request_words: frozenset[str]) -> bool:
+    """True when ``question`` asks whether to do something (:data:`_WHETHER_TO`) that shares no
+    word with the request (``request_words``) and points at nothing (:data:`_POINTS`): "should I
+    try sending a picture message now?", asked to turn data saver off, asks about a step of the
+    user's own instead of how to perform the one asked for."""
+    return (_WHETHER_TO.search(question) is not None and not content_stems(question) & request_words
+            and _POINTS.search(question) is None)
+
+
 #: A question asking what something is ("what's an APN?"): engagement when it names the request.
 ASKS_WHAT = re.compile(r"\bwhat(?: is|'s| are| does)\b|\bwhat(?: do| does)? .{0,20}\bmean\b")
 
@@ -419,8 +434,10 @@ class UnrequestedAction(_Requests):
     part of the request until that tool has run: ``check_vpn_status`` after the requested
     ``disconnect_vpn`` returned is a look nobody asked for), or the user has said nothing
     yet and the agent only greeted it (:func:`only_greets`: it asked why the user calls,
-    which the scenario tells). Decided at the user's next text; applies when a user tool
-    is called."""
+    which the scenario tells), or the agent's latest text hands the user over
+    (:func:`~userbench_env.fidelity.outcomes.hands_over`: "I am transferring you to a human
+    agent now", whose only answer is to go). Decided at the user's next text; applies when
+    a user tool is called."""
 
     name = "unrequested_action"
     tools_param = "mutating"
@@ -449,8 +466,8 @@ class UnrequestedAction(_Requests):
             asked = asks_for_call(latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments)))
             if call.name not in self._mutating:  # a check (or a name no tool has: it changes nothing either)
                 done = frozenset(c.name for at_call, c, _ in calls if at < at_call < clock)  # run since the request
-                # (or only the greeting, to a user that has said nothing yet)
-                if not asked and (wants_something_else(self._mentions, latest, call.name, done)
+                # (or only the greeting, to a user that has said nothing yet; or a handover)
+                if not asked and (wants_something_else(self._mentions, latest, call.name, done) or hands_over(latest)
                                   or only_greets(latest) and not any(said_at < clock for said_at, _ in self.feed.user)):
                     self.settle_all(turn, True)
                 continue
