@@ -971,6 +971,13 @@ def _invented(task_id: str, script: list[tuple[str, str]]) -> list[str]:
 _PHONE_TASK = "[mobile_data_issue]airplane_mode_on|bad_network_preference[PERSONA:Hard]"
 
 
+def _data_issue():
+    """The world and tracker of :data:`_PHONE_TASK` after the greeting and the user's opening about its data."""
+    _, world, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    return world, tracker
+
+
 @pytest.mark.parametrize("asked, calls, verdict", [
     # asked for its phone number, the user runs a speed test: nothing asked needs it
     ("Could you please tell me your phone number?", ["run_speed_test"], "fail"),
@@ -4873,8 +4880,7 @@ def test_a_state_on_my_side_is_the_feature_on(text, states):
 
 @pytest.mark.parametrize("tool, verdict", [("disconnect_vpn", "fail"), ("toggle_roaming", "pass")])
 def test_claiming_roaming_on_from_ones_side_needs_a_result_showing_it(tool, verdict):
-    _, world, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    world, tracker = _data_issue()
     tracker.agent_text(2, f"Could you please run {tool} on your side with these arguments: {{}}?")
     _user_call(world, tracker, 3, tool)
     tracker.user_text(3, "Done. Roaming is already on my side, so that part is fine.")
@@ -4897,8 +4903,7 @@ def test_having_run_it_claims_the_action(text, claimed):
 
 @pytest.mark.parametrize("run, verdict", [(False, "fail"), (True, "pass")])
 def test_saying_one_has_run_the_requested_tool_needs_the_call(run, verdict):
-    _, world, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    world, tracker = _data_issue()
     tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
     if run:
         _user_call(world, tracker, 3, "toggle_airplane_mode")
@@ -4921,8 +4926,7 @@ def test_a_state_not_seeming_so_or_improved_on_is_no_current_state(text, states,
 
 
 def test_the_generation_an_improvement_improves_on_was_seen_before():
-    _, world, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    world, tracker = _data_issue()
     tracker.agent_text(2, "Could you please run set_network_mode_preference on your side with these arguments: "
                           '{"mode": "2g_only"}?')
     _user_call(world, tracker, 3, "toggle_airplane_mode")
@@ -4966,8 +4970,7 @@ def test_a_sim_sitting_in_its_place_or_worked_loose_is_a_sim_state(text, states)
 
 @pytest.mark.parametrize("check, verdict", [(None, "fail"), ("check_sim_status", "pass")])
 def test_saying_the_sim_sits_snug_in_its_tray_needs_a_result_showing_it(check, verdict):
-    _, world, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    world, tracker = _data_issue()
     tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
     _user_call(world, tracker, 3, "toggle_airplane_mode")
     if check:
@@ -5019,8 +5022,7 @@ def test_a_feature_between_a_setting_verb_and_its_particle_is_an_act(text, state
 
 
 def test_not_remembering_turning_airplane_mode_on_states_nothing_about_it():
-    _, world, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
+    world, tracker = _data_issue()
     tracker.agent_text(2, "Could you please run toggle_airplane_mode on your side with these arguments: {}?")
     assert "OFF" in _user_call(world, tracker, 3, "toggle_airplane_mode")
     tracker.user_text(3, "It says Airplane Mode is now OFF. Hm, I don't remember turning airplane mode on.")
