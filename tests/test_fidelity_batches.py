@@ -258,7 +258,15 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b311": {"gptstyle405": 2247, "mongu": 2248, "gptstyle406": 2249, "mufulira": 2250},
          "b312": {"gptstyle407": 2251, "kabompo": 2252, "gptstyle408": 2253, "mansa": 2254},
          "b313": {"gptstyle409": 2255, "luanshya": 2256, "gptstyle410": 2257, "mazabuka": 2258},
-         "b314": {"gptstyle411": 2259, "petauke": 2260, "gptstyle412": 2261, "mpika": 2262}}
+         "b314": {"gptstyle411": 2259, "petauke": 2260, "gptstyle412": 2261, "mpika": 2262},
+         "b315": {"gptstyle413": 2263, "monze": 2264, "gptstyle414": 2265, "choma": 2266},
+         "b316": {"gptstyle415": 2267, "mufumbwe": 2268, "gptstyle416": 2269, "kalomo": 2270},
+         "b317": {"gptstyle417": 2271, "sesheke": 2272, "gptstyle418": 2273, "francistown": 2274},
+         "b318": {"gptstyle419": 2275, "maun": 2276, "gptstyle420": 2277, "serowe": 2278},
+         "b319": {"gptstyle421": 2279, "kanye": 2280, "gptstyle422": 2281, "molepolole": 2282},
+         "b320": {"gptstyle423": 2283, "palapye": 2284, "gptstyle424": 2285, "mahalapye": 2286},
+         "b321": {"gptstyle425": 2287, "tsabong": 2288, "gptstyle426": 2289, "lobatse": 2290},
+         "b322": {"gptstyle427": 2291, "kasane": 2292, "gptstyle428": 2293, "ghanzi": 2294}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -11,9 +11,9 @@ import pytest
 from userbench_env.domains import make_world
 from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
-from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues
+from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues, speaks_as_agent
 from userbench_env.fidelity.outcomes import agent_outcome, reports_done
-from userbench_env.fidelity.text import device_states, reported_checks
+from userbench_env.fidelity.text import device_states, reported_checks, stance_note
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -1093,8 +1093,6 @@ def test_a_conditional_instruction_is_broken_only_by_saying_its_fact(opening, ve
     ("For security purposes, could you confirm the email on the account?", True),
 ])
 def test_a_security_reason_opening_a_request_is_the_agents(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1216,8 +1214,6 @@ def test_a_stop_after_hearing_a_price_with_the_action_still_wanted_is_premature(
     ("I submitted the transaction for you, it says approved", False),
 ])
 def test_the_agents_work_reported_done_for_the_customer(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1305,8 +1301,6 @@ def test_denials_in_dialect(text):
 
 
 def test_closing_the_account_for_the_customer_is_the_agents_part():
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent("Okay, verified. Let me go ahead and close your savings account for you now.")
 
 
@@ -1351,8 +1345,6 @@ def test_a_dialect_copula_and_a_filler_after_a_feature(text, states):
     ("let me look up my order number", False),
 ])
 def test_the_agents_lookups_offers_and_an_ai_playing_a_part(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1438,8 +1430,6 @@ def test_an_irregular_past_reports_the_payment(text, claims):
     ("I've gone ahead and ordered the kettle myself, on the website.", False),
 ])
 def test_the_agents_work_after_going_ahead(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1530,8 +1520,6 @@ def test_a_bare_present_told_by_what_the_action_did_claims_it(text, claims):
     ("are you a bot pretending to be a person?", False),  # the customer asking about the agent
 ])
 def test_going_ahead_is_read_through_and_an_ai_playing_anyone(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1549,8 +1537,6 @@ def test_not_calling_an_item_to_mind_denies_it():
     ("I ran the speed test twice, user error maybe", False),
 ])
 def test_the_brief_as_a_script_and_the_speaker_as_a_test_user(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -1619,8 +1605,6 @@ def test_a_value_the_scenario_tells_the_user_to_give_is_heard(answer, verdicts):
     ("anything else you'd like to change today?", True),
 ])
 def test_offering_the_agent_more_of_ones_own_is_the_customers_part(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -1719,8 +1703,6 @@ def test_text_speak_digits_between_words_are_words(text, written):
     ("I no fit find am, abeg", False),
 ])
 def test_pidgin_modal_and_an_ai_playing_in_any_grammar(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -1743,8 +1725,6 @@ def test_pidgin_markers_of_a_past_a_state_and_an_inability():
     ("can u help me pls", False),
 ])
 def test_the_agents_work_offered_as_a_question_and_in_chat_spelling(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -1825,8 +1805,6 @@ def test_a_fallback_chain_reads_in_any_spelling(text, cues):
     ("Could you process the refund for me?", False),
 ])
 def test_announcing_the_agents_operation_for_the_customer_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -1898,8 +1876,6 @@ def test_an_order_number_stated_without_its_hash_is_volunteered():
     ("I'm AI-curious but this is about my order", False),
 ])
 def test_archaic_forms_and_a_dropped_article_still_speak_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -1966,8 +1942,6 @@ def test_stopping_at_a_quote_the_scenario_says_to_accept_is_premature():
     ("do you have the grey one in stock?", False),
 ])
 def test_the_record_in_the_system_and_the_business_stock_speak_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2041,8 +2015,6 @@ def test_what_is_to_become_of_an_item_is_no_value_of_it(text, labelled):
     ("Is there anything else you need today?", True),
 ])
 def test_inviting_the_agent_to_ask_is_the_customers_part(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2066,8 +2038,6 @@ def test_depending_on_a_feature_states_nothing_of_it(text, states):
     ("I'll get my receipt and read the number out.", False),
 ])
 def test_the_agents_work_promised_done_for_the_customer_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2094,8 +2064,6 @@ def test_the_card_one_pays_with_lists_the_scenario_with_a_recital(card, outcome)
     ("I can quickly give you my email if that helps.", False),
 ])
 def test_a_filler_before_the_agents_verb_still_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2190,8 +2158,6 @@ def test_a_dialect_and_and_a_connection_hooked_up_are_states(text, states):
     ("Anything else you need today?", True),
 ])
 def test_offering_to_run_more_on_ones_side_is_the_customers_part(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2204,8 +2170,6 @@ def test_offering_to_run_more_on_ones_side_is_the_customers_part(text, agent_lik
     ("can you change the booking for me to the later flight?", False),
 ])
 def test_the_agents_work_past_a_decimal_point_and_ones_task_instructions(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2331,8 +2295,6 @@ def test_asking_indirectly_or_hoping_states_nothing(text, states):
     ("Thanks, I will not hesitate to call again if it drops.", False),
 ])
 def test_the_agents_courtesies_uncontracted_and_talk_of_ones_script(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is agent_like
 
 
@@ -2413,8 +2375,6 @@ def test_dialect_my_before_the_phone(text, states):
     ("What would you like to do today?", True),
 ])
 def test_asking_what_to_try_next_is_no_agent_speech(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -2429,8 +2389,6 @@ def test_asking_what_to_try_next_is_no_agent_speech(text, agent_like):
     ("My manager gave me one task today: get this card replaced.", False),
 ])
 def test_calling_the_conversation_its_scenario_steps_out_of_the_part(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -2609,8 +2567,6 @@ def test_an_even_share_per_item_of_a_heard_amount_is_implied(reply, verdict):
     "Thanks very much. That's the end o' my script anyway, so I'll leave it there.",
 ])
 def test_the_agents_talk_in_dialect_spelling_speaks_as_the_agent(text):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text)
 
 
@@ -2683,8 +2639,6 @@ def test_talk_about_the_brief_is_read_in_any_verb_form(text, cues):
     ("I'll start a return for my kettle then.", False),
 ])
 def test_the_agents_operation_on_the_customers_item_speaks_as_the_agent(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -2769,8 +2723,6 @@ def test_saying_one_quoted_line_is_no_recital(said, verdict):
     ("Anything further you need from me?", False),  # offering the agent one's own details
 ])
 def test_the_agents_operation_promised_or_the_brief_called_a_finished_script_speaks_out_of_part(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -3102,8 +3054,6 @@ def test_a_disconnection_implies_the_connection_before_it(said, verdict):
     ("I've been banking with you for years, thanks.", False),
 ])
 def test_the_business_thanking_its_customer_speaks_as_the_agent(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -3189,8 +3139,6 @@ def test_stating_only_what_one_wants_of_the_request_is_suspect(opening, verdict)
     ("Is there anything else I can use to help you?", True),  # the agent's offer, nothing of the speaker's own
 ])
 def test_asking_what_else_of_ones_own_would_do_is_the_customers_part(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert bool(speaks_as_agent(text)) is as_agent
 
 
@@ -3663,8 +3611,6 @@ def test_a_clock_time_in_a_comparison_is_no_invented_time(reply, verdict):
     ("Is there anything else you need?", True),  # the agent's offer
 ])
 def test_asking_what_else_the_agent_needs_for_ones_own_matter_is_the_customers(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -3711,8 +3657,6 @@ def test_a_range_of_dollars_is_no_date(opening, verdict):
     ("I'll check your order and get back to you.", True),
 ])
 def test_checking_the_agents_own_figures_is_the_customers(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -3738,8 +3682,6 @@ def test_a_claim_of_an_earlier_action_is_no_claim_of_the_requested_one(reply, ve
     ("I am only the customer here, you tell me.", False),
 ])
 def test_being_an_ai_playing_a_part_with_a_hedge_before_the_article(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -3826,8 +3768,6 @@ def test_the_outcome_one_accepts_in_the_opening_claims_no_check(opening, verdict
     ("Shall I put a temporary freeze on the card for you?", True),
 ])
 def test_offering_to_tell_the_agent_something_is_the_customers(text, as_agent):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is as_agent
 
 
@@ -4010,8 +3950,6 @@ def test_what_one_paid_for_claims_no_payment(text, claims):
     ("Happy to help with anything else you need.", True),
 ])
 def test_the_bare_question_whether_the_agent_needs_more_is_the_customers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4188,8 +4126,6 @@ def test_closing_on_an_outcome_one_trusts_claims_no_check(reply, verdict):
     ("The pharmacy texted that my script is ready.", False),
 ])
 def test_naming_the_scenario_or_ones_character_as_written_breaks_character(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4252,8 +4188,6 @@ def test_an_email_corrected_at_once_invents_nothing(answer, verdict):
     ("I can look up your store hours on the website.", False),  # the business's own page, read by the customer
 ])
 def test_offering_the_agents_operation_with_i_can_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4311,8 +4245,6 @@ def test_asking_what_one_should_see_by_now_does_not_engage_the_request(reply, ve
     ("Thank you for choosing Rho-Bank, and have a lovely day!", True),  # the business thanking its customer
 ])
 def test_asking_what_one_can_do_and_thanks_for_a_choice_made_for_one_are_the_customers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4492,8 +4424,6 @@ def test_a_few_dollars_with_cents_must_be_heard_with_their_cents(script, verdict
     ("Shall I walk you through what my screen says?", False),
 ])
 def test_offering_to_walk_the_other_side_through_the_steps_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4505,8 +4435,6 @@ def test_offering_to_walk_the_other_side_through_the_steps_speaks_as_the_agent(t
     ("I'll also need the receipt for my records.", False),
 ])
 def test_also_between_the_speaker_and_its_offer_still_offers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4519,8 +4447,6 @@ def test_also_between_the_speaker_and_its_offer_still_offers(text, agent_like):
     ("I've received your email with the return label.", False),
 ])
 def test_the_agents_work_on_all_of_the_customers_things_speaks_as_the_agent(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4628,8 +4554,6 @@ def test_an_opening_stating_the_request_after_the_casting_is_no_recital(task_id,
     ("I'll cancel it for you to save you the trouble.", True),  # for you, then its purpose
 ])
 def test_for_you_before_an_infinitive_names_who_acts(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4686,8 +4610,6 @@ def test_naming_the_flight_before_the_agent_shows_it_volunteers_it(script, verdi
     ("In the worst-case scenario I'd just cancel the whole order.", False),
 ])
 def test_a_scenario_named_a_test_is_still_talk_about_the_brief(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4798,8 +4720,6 @@ def test_a_recap_listing_what_was_done_invents_no_address():
     ("I'm happy to help you with that or anything else you need.", True),  # helping: the agent's offer
 ])
 def test_offering_ones_items_or_anything_else_you_need_is_the_customers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -4861,8 +4781,6 @@ def test_upgrading_the_third_of_ones_reservations_invents_no_date():
     ("The pharmacy texted that my script is ready.", False),  # a prescription
 ])
 def test_the_agents_note_on_the_record_and_a_task_script_are_not_the_customers(text, agent_like):
-    from userbench_env.fidelity.language import speaks_as_agent
-
     assert speaks_as_agent(text) is agent_like
 
 
@@ -5037,3 +4955,98 @@ def test_not_remembering_turning_airplane_mode_on_states_nothing_about_it():
 ])
 def test_no_more_before_a_feature_negates_its_state(text, states):
     assert device_states(text) == states
+
+
+# -- round 63: announcing the stance the scenario gives is acting it ------------------------------------------------
+_NO_TAKING_NO = "28"  # airline: cancel a basic economy trip for a refund; "Do not take No for an answer"
+_INSIST = "6"  # airline: insurance missing; "... so insist persistently"; never to be transferred
+_MISSING_INSURANCE = "Hi, I was sure I'd added travel insurance to my next flight but I can't see it online."
+
+
+@pytest.mark.parametrize("task, opening, verdict", [
+    (_NO_TAKING_NO, "Hello. I need to cancel my flights and get my money back. I should warn you, I won't take no for "
+                    "an answer.", "pass"),
+    # the fallbacks told along with it: the plan for the agent's refusal recited
+    (_NO_TAKING_NO, "Hi, I want my reservation cancelled with a refund. I'll warn you, I won't take no for an answer, "
+                    "and if you can't refund it I'll want a gift card or a travel voucher, or at least half back.",
+     "fail"),
+    (_INSIST, f"{_MISSING_INSURANCE} I'll insist on having it added, I'm afraid.", "pass"),
+    # beside a sentence that gives no stance, the stance announced is talk about the brief again
+    (_INSIST, f"{_MISSING_INSURANCE} My family all have it on theirs, so I'll insist on having it added. I do not "
+              "want to be transferred to another agent under any circumstances.", "fail"),
+])
+def test_announcing_the_stance_the_scenario_gives_is_in_character(task, opening, verdict):
+    _, _, tracker = _setup("airline", task)
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+def test_a_stance_announced_is_talk_about_the_brief_unless_the_scenario_gives_it():
+    text = "I should warn you, I won't take no for an answer."
+    assert recital_cues(text) == 2
+    assert recital_cues(text, stance=False) == 1
+
+
+@pytest.mark.parametrize("sentence, stance", [
+    ("Do not take No for an answer, even if the agent says it is not possible.", True),
+    ("Be persistent and ask for a gift card or travel voucher.", True),
+    ("You will NOT give up easily.", True),
+    ("If the agent just insists without explaining, ask why.", False),  # the agent's insisting
+    ("Back down but stay frustrated.", False),
+])
+def test_a_stance_note_tells_the_user_to_hold_out(sentence, stance):
+    assert stance_note(sentence) is stance
+
+
+# -- round 63: one's own items given before, offered again, list nothing new -----------------------------------------
+_CHARGES = "task_038"  # banking: name, phone and email known; Amazon charges to dispute
+
+
+@pytest.mark.parametrize("given_before, verdict", [
+    (True, "pass"),  # offered again in place of an item the user will not give
+    (False, "fail"),  # never given: two identity items with the scenario's verification sentence
+])
+def test_identity_items_given_before_and_offered_again_list_nothing(given_before, verdict):
+    _, _, tracker = _setup("banking", _CHARGES)
+    asked = ([("agent", "Could you please tell me your phone number?"), ("user", "It's 313-555-0246."),
+              ("agent", "Could you please tell me your email?"), ("user", "coffeelover_fati@protonmail.com")]
+             if given_before else [("agent", "Could you please tell me your full name?"), ("user", "Fatima Al-Hassan.")])
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with some Amazon charges on my card that I want to "
+                                                  "dispute."), *asked,
+                    ("agent", "Could you please tell me your date of birth?"),
+                    ("user", "I'd rather not give that out. Could you verify me with my phone number and email instead? "
+                             "That's 313-555-0246 and coffeelover_fati@protonmail.com.")])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 63: a modal's or a passive's "not" says what an action does, not that it is undone -------------------------
+@pytest.mark.parametrize("worry, verdict", [
+    ("That will not touch my photos, will it?", "fail"),  # what the claimed action does: the claim stands
+    ("It does not do anything to my photos, does it?", "fail"),
+    ("My photos are not touched by that, right?", "fail"),
+    ("I have not done the other one yet.", "not_applicable"),  # says an action is not done: no claim read
+])
+def test_a_worry_about_what_an_action_touches_leaves_the_claim_standing(worry, verdict):
+    _, world, tracker = _setup("telecom", MMS_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I can't send picture messages."),
+                    ("agent", "Could you please run grant_app_permission on your side with these arguments: "
+                              '{"app_name": "messaging", "permission": "storage"}?')])
+    tracker.user_text(2, f"All right, I have done that one too. {worry}")
+    assert _verdicts(tracker, "claims_unexecuted_action") == [verdict]
+
+
+# -- round 63: the part one plays named as such, in more of its forms -------------------------------------------------
+@pytest.mark.parametrize("text, speaks", [
+    ("Fatima Johnson. (I'm staying in character as a private customer, so I'll only share what the scenario allows.)",
+     True),
+    ("Right, that about wraps up this customer scenario on my end. ###STOP###", True),
+    ("I think the goal of this scenario is done now, so I'll end the chat here.", True),
+    ("Since I'm playing a cautious customer who shares things bit by bit, here's the next piece.", True),
+    # a customer's own situation, hypothetical or real, and its games
+    ("What happens in this scenario if the flight is cancelled?", False),
+    ("Complaining is out of character for me, honestly.", False),
+    ("In the worst-case scenario I lose all my photos.", False),
+    ("I'm playing a game on my phone while I wait.", False),
+])
+def test_the_part_one_plays_named_as_such_breaks_character(text, speaks):
+    assert speaks_as_agent(text) is speaks

@@ -531,11 +531,15 @@ _AS_AGENT: Gated = _gated(
      # (not the pharmacy's "my script is ready")
      r"|\bmy script(?: is|'s) (?:now )?(?:finished|complete|completed|done|over)\b|\bmy part of (?:this|the) script\b"
      r"|\b(?:i'?m|i am) (?:just |only )?(?:the |a )?test (?:user|customer|caller)\b"
-     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) " + _SCENARIO + r"|\bthe scenario (?:says|states|tells|gives)\b"
+     r"|\b(?:the )?(?:customer|user|caller) in (?:this|the) " + _SCENARIO
+     # the scenario as what rules one's words: "I'll only share what the scenario allows"
+     + r"|\bthe scenario (?:says|states|tells|gives|allows|permits|lets|wants|requires|asks)\b"
+     # staying in the part one plays, or leaving it: "I'm staying in character as a private customer"
+     r"|\b(?:stay(?:ing|s|ed)?|remain(?:ing|s|ed)?|keep(?:ing|s)?|kept) in character\b|\bbreak(?:ing|s)? character\b"
      # the conversation called its scenario, or its task the one given, in what the speaker says of itself ("that's
-     # everything for this scenario on my end", "that completes the task I was given"; asking what happens "in
-     # this scenario" is a customer's hypothetical)
-     r"|\b(?:in|for) this " + _SCENARIO + r"(?![^.!?]*\?)"
+     # everything for this scenario on my end", "the goal of this scenario is done", "that completes the task I was
+     # given"; asking what happens "in this scenario" is a customer's hypothetical)
+     r"|\b(?:in|for|of) this (?:customer |user |caller )?" + _SCENARIO + r"(?![^.!?]*\?)"
      # the scenario as the frame of what one says, one's character a part written for one: "that covers it, as far
      # as the scenario goes", "my character is supposed to be cautious" (not "as far as the worst-case scenario goes",
      # "it's not in my character to complain")
@@ -545,10 +549,12 @@ _AS_AGENT: Gated = _gated(
      # the brief as the speaker's script or scenario, finished or named for its part or task: "that wraps up my
      # customer script", "the last item my task script lists", "that completes the scenario" (a script that is
      # the agent's, "skip the have-you-tried script", is not)
-     r"|\b(?:wraps? up|complet(?:es?|ed|ing)|finish(?:es|ed)?|conclud(?:es?|ed)|ends?) (?:my|the) (?:customer |user |caller )?"
+     r"|\b(?:wraps? up|complet(?:es?|ed|ing)|finish(?:es|ed)?|conclud(?:es?|ed)|ends?) (?:my|the|this) (?:customer |user |caller )?"
      r"(?:script|scenario)\b|\bmy (?:customer|user|caller|role|task) script\b"
-     # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here"
-     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:the |a )?(?:customer|user|caller)\b"
+     # naming the part one plays: "as the AI playing the customer", "I'm acting as the user here", "I'm playing a
+     # cautious customer"
+     r"|\b(?:i'?m|i am|as the (?:\w+ ){0,2}?\w+) (?:play(?:ing|s)?|acting as|in the role of) (?:(?:the |a |an )(?:\w+ )?)?"
+     r"(?:customer|user|caller)\b"
      # an AI playing a part, in any grammar: "I only one AI playing da customer"
      r"|\b(?:ai|a\.i\.|bot|chatbot|language model|llm)\s+(?:that'?s |who'?s |that is |who is )?(?:play(?:ing|s)?|acting as|"
      r"pretending to be|role-?playing)\s+(?:\w+\s+)?(?:customer|user|caller)\b"
@@ -745,9 +751,9 @@ _FILLER = re.compile(r"\b(let me|i'?ll|i will|i can) (?:(?:just|quickly|real qui
 
 #: A user talking about its own brief rather than the matter at hand (on lower-cased text
 #: with straight apostrophes): announcing what it is about to lay out ("before you ask",
-#: "just so you know how this goes", "up front"), what it was told or planned, how it will
-#: react to what the agent says later, and how it will negotiate (its conditions and terms
-#: are :data:`_CONDITION_CUES` and :data:`_TERM_CUES`, its persona :data:`_MANNER_CUES`):
+#: "just so you know how this goes", "up front"), what it was told or planned, and how it will
+#: react to what the agent says later (how it will negotiate is :data:`_STANCE_CUES`, its
+#: conditions and terms :data:`_CONDITION_CUES` and :data:`_TERM_CUES`, its persona :data:`_MANNER_CUES`):
 #: (gate words one of which every match contains, pattern).
 _RECITAL_CUES: Gated = _gated(
     # announcing what follows, or the brief itself
@@ -782,7 +788,12 @@ _RECITAL_CUES: Gated = _gated(
     (("ask",),
      r"\b(?:if|when|whenever|once) you (?:\w+ )?ask(?: me)? (?:to|for|whether|if|about|again)\b"
      r"|\b(?:if|when|whenever|once) (?:i'?m |i am |i get )?asked\b"),
-    # announcing how one will negotiate
+)
+#: The user announcing how it will negotiate ("I won't take no for an answer", "I'll keep
+#: pushing"): talk about its brief (:func:`recital_cues`), unless its scenario gives it that
+#: stance (:func:`~userbench_env.fidelity.text.stance_note`): acting the stance one was given
+#: and saying so is in character.
+_STANCE_CUES: Gated = _gated(
     (("keep", "insist", "no for an answer", "not going", "not gonna", "i'm not", "im not"),
      r"\b(?:i'?m going to|i'?ll|i will|i'?m gonna) (?:keep (?:pushing|asking|insisting|at it)|insist)\b"
      r"|\bwon'?t take no for an answer\b|\bi'?m not (?:going to |gonna )?(?:give up|back down|budge)\b"),
@@ -851,7 +862,7 @@ _TERM_CUES: Gated = _gated(
 
 
 @lru_cache(maxsize=_CACHE)
-def recital_cues(text: str, conditions: bool = True, manner: bool = True, terms: bool = True) -> int:
+def recital_cues(text: str, conditions: bool = True, manner: bool = True, terms: bool = True, stance: bool = True) -> int:
     """How many times ``text`` talks about the user's own brief (:data:`_RECITAL_CUES`, each searched only when one of its gate words occurs), at
     most two: what tells a paraphrased recital of a scenario from a message that merely
     touches its words (announcing a plan and stating its fallback are two). ``conditions``:
@@ -859,8 +870,10 @@ def recital_cues(text: str, conditions: bool = True, manner: bool = True, terms:
     :data:`_TERM_CUES`) count; they do not where the condition stated is a condition of the
     request the user was told to open with. ``manner``: whether the user voicing its persona
     (:data:`_MANNER_CUES`) counts; it does not beside persona notes alone. ``terms``: whether
-    the terms the user sets on its request (:data:`_TERM_CUES`) count."""
-    table = _RECITAL_CUES + (_MANNER_CUES if manner else ()) + (
+    the terms the user sets on its request (:data:`_TERM_CUES`) count. ``stance``: whether
+    announcing how it will negotiate (:data:`_STANCE_CUES`) counts; it does not where the
+    scenario gives the user that stance."""
+    table = _RECITAL_CUES + (_STANCE_CUES if stance else ()) + (_MANNER_CUES if manner else ()) + (
         _CONDITION_CUES + (_TERM_CUES if terms else ()) if conditions else ())
     return sum(1 for _ in islice(_gated_matches(table, standard_spelling(text)), 2))
 
@@ -875,7 +888,12 @@ def identity_items(text: str, identifiers: tuple[str, ...], answered: frozenset[
     or phone numbers, and a self-introduction by name; items of the ``answered`` kinds (what
     the agent asked for: ``email``, ``user_id``, ``phone_number``, ``name``) aside."""
     items = sum(1 for token in set(identifiers) if (kind := identity_kind(token)) is not None and kind not in answered)
-    return items + ("name" not in answered and _SELF_NAMED.search(text.replace("\u2019", "'")) is not None)
+    return items + ("name" not in answered and self_named(text))
+
+
+def self_named(text: str) -> bool:
+    """True when ``text`` introduces its writer by name (:data:`_SELF_NAMED`)."""
+    return _SELF_NAMED.search(text.replace("\u2019", "'")) is not None
 
 
 def identity_kind(token: str) -> str | None:

@@ -589,6 +589,17 @@ def manner_note(sentence: str) -> bool:
     return _MANNER_NOTE.search(sentence) is not None
 
 
+#: A scenario sentence telling the user to hold out ("Do not take No for an answer", "Be
+#: persistent", "You will NOT give up easily", "be insistent"): the stance it negotiates with.
+_STANCE_NOTE = re.compile(r"\b(?:persistent(?:ly)?|insistent(?:ly)?|no for an answer)\b|(?:\bnot|\bnever|n't) (?:give up|back down)\b",
+                          re.IGNORECASE)
+
+
+def stance_note(sentence: str) -> bool:
+    """True when ``sentence`` tells the user to hold out when refused (:data:`_STANCE_NOTE`)."""
+    return _STANCE_NOTE.search(sentence) is not None
+
+
 def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback

@@ -95,9 +95,14 @@ _STATE_TOOL_MENTIONS = ToolMentions(STATE_TOOLS)
 
 
 #: Saying an action is not done (yet) or not touched ("I didn't do the network one yet",
-#: "haven't touched it"); a result that did not help ("it didn't work") is no such saying.
-_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|has not|not)\s+(?:\w+\s+)?"
-                       r"(?:do|done|doing|get to|gotten to|got to|tried|try|touch|touched)\b|\bnot yet\b")
+#: "haven't touched it"); a result that did not help ("it didn't work") is no such saying, nor
+#: is a modal's or a present's "not", as their contractions are none, nor a passive's with its
+#: doer ("that will not touch my photos", "it does not do anything", "my photos are not touched
+#: by that": what an action does, not whether it was done).
+_NOT_DONE = re.compile(r"\b(?:didn'?t|did not|haven'?t|have not|hasn'?t|has not|"
+                       r"(?<!will )(?<!would )(?<!shall )(?<!should )(?<!can )(?<!could )(?<!must )(?<!may )(?<!might )"
+                       r"(?<!does )(?<!do )not)\s+(?:\w+\s+)?"
+                       r"(?:do|done|doing|get to|gotten to|got to|tried|try|touch|touched)\b(?!\s+by\b)|\bnot yet\b")
 
 
 def says_not_done(text: str) -> bool:

@@ -7,13 +7,13 @@ import math
 import re
 
 from collections import Counter
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import NamedTuple
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.outcomes import reports_done
-from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, stated_part
-from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, paste_runs, pasted_words, whole_token
+from userbench_env.fidelity.language import content_stems, identity_items, NEGATION, recital_cues, self_named, stated_part
+from userbench_env.fidelity.text import identifiers, literal, lowered as lower, normalize, paste_runs, pasted_words, stance_note, whole_token
 from userbench_env.fidelity.rules.base import _FAIL, _NOTHING, _PASS, _UNSURE, register_rule, Rule
 
 
@@ -67,9 +67,12 @@ class DumpsBlueprint(Rule):
     structural marks of a recital lower the bar: a message reciting (or nearly reciting)
     a sentence, or touching ``minimum`` sentences, while talking about its own brief
     (:func:`~userbench_env.fidelity.language.recital_cues`: "before you ask", "if you
-    refuse I'll ...", "I'm a 64-year-old ..."; describing oneself, or how one is to be dealt
-    with, counts unless every sentence firmly nearly recited is a persona note, ``params["persona"]``,
-    and nothing else talks about the brief: voicing one's own persona is in character ("I'm not
+    refuse I'll ...", "I'm a 64-year-old ..."; announcing how one will negotiate, "I won't
+    take no for an answer", counts unless the scenario gives that stance and every sentence
+    firmly nearly recited, if any, is one telling the user to hold out (:attr:`Sentence.stance`):
+    acting the stance one was given and saying so is in character; describing oneself, or
+    how one is to be dealt with, counts unless every sentence firmly nearly recited is a
+    persona note, ``params["persona"]``, and nothing else talks about the brief: voicing one's own persona is in character ("I'm not
     very good with technology ... I don't want to lose my photos of my grandchildren"), and
     with nothing nearly recited, persona notes touched by a word each ("a sad sort of week")
     do not count among the sentences touched)
@@ -78,7 +81,8 @@ class DumpsBlueprint(Rule):
     :data:`RECITAL_IDENTITY` identity items lists several scenario facts at once (emails,
     user ids, phone numbers and a self-introduction in any message, but for those of the kinds
     the agent's latest text asked for: "your email?" answered with the old and the new one
-    lists nothing; and the values of
+    lists nothing; nor do items an earlier user message gave, offered again: "can you verify
+    me with my name, phone number and email instead?" after giving each; and the values of
     ``identity``, the scenario's own account items, in the opening: its name, zip code, the card it pays with,
     ...; later, the agent asks for them). Word-for-word recitals are dumps too: ``minimum``
     of ``verbatim`` (long sentences in either person, see
@@ -150,12 +154,13 @@ class DumpsBlueprint(Rule):
                     sentences.append(Sentence(words, need, reason, distinctive_stems(texts[i]) & words, texts[i] in persona,
                                               frozenset(lines_of.get(words, ())), sizes[i],
                                               texts[i] not in persona and WANTS.match(texts[i]) is not None
-                                              and FALLBACK_CLAUSE.search(texts[i]) is None))
+                                              and FALLBACK_CLAUSE.search(texts[i]) is None, stance_note(texts[i])))
             compiled.append(RecitalCriterion(c.id, sentences, int(c.params.get("minimum", 2)),
                                              (list(c.params.get("verbatim", ())), list(c.params.get("copied", ()))),
                                              bool(c.params.get("opens_with_reason", False)),
                                              tuple(whole_token(str(v).lower()) for v in c.params.get("identity", ())),
-                                             paste_runs(c.params.get("pasted", ())) - paste_runs(c.params.get("opening", ()))))
+                                             paste_runs(c.params.get("pasted", ())) - paste_runs(c.params.get("opening", ())),
+                                             any(sentence.stance for sentence in sentences)))
         return RecitalReader(compiled)
 
     @classmethod
@@ -169,6 +174,10 @@ class DumpsBlueprint(Rule):
         super().start()
         # per criterion, the sentences an earlier user message recited: disclosed, no longer premature
         self._spent: tuple[frozenset[int], ...] = tuple(frozenset() for _ in self.compiled.compiled)
+        # the identifiers earlier user messages gave, whether one introduced the user by name, and how many were read
+        self._given: frozenset[str] = _NOTHING
+        self._named = False
+        self._given_read = 0
 
     def user_text(self, turn: int, text: str, reading: bool | None) -> None:
         outcomes = None
@@ -177,9 +186,12 @@ class DumpsBlueprint(Rule):
         if reading is not None:
             agent = self.feed.agent
             seen = " ".join(self._seen())
+            # items given before, offered again, list nothing new: neither are the items asked for
+            given, named = self._given_before()
+            answered = agent[-1][3] if agent else _NOTHING
             outcomes = self.compiled.read(text, self.compiled.prompted(seen) if seen else _NOTHING,
-                                          len(self.feed.user) == 1, spent, agent[-1][3] if agent else _NOTHING,
-                                          frozenset(identifiers(seen)))
+                                          len(self.feed.user) == 1, spent, answered | {"name"} if named else answered,
+                                          frozenset(identifiers(seen)) | given)
         if outcomes is None:  # nothing recited: every criterion passes (once settled, nothing changes)
             if not self._settled:
                 self.settle_all(turn, False)
@@ -197,6 +209,15 @@ class DumpsBlueprint(Rule):
                 elif outcome in SUSPICIONS:
                     self.suspect(cid, turn, SUSPICIONS[outcome])
 
+    def _given_before(self) -> tuple[frozenset[str], bool]:
+        """The identifiers the user's messages before its latest gave, and whether one of them
+        introduced the user by name; read when a message needs them, each message once."""
+        earlier = self.feed.user[:-1]
+        for _, said in earlier[self._given_read:]:
+            self._given |= frozenset(identifiers(said))
+            self._named = self._named or self_named(said)
+        self._given_read = len(earlier)
+        return self._given, self._named
 
     def _seen(self) -> list[str]:
         """What the user is answering: the agent's latest text and the user's own tool results
@@ -230,6 +251,8 @@ class Sentence(NamedTuple):
     #: flights departing after 8am"), neither a persona note nor a fallback for the agent's
     #: answer (:data:`FALLBACK_CLAUSE`): the request's terms.
     wants: bool = False
+    #: Whether it tells the user to hold out when refused (:func:`~userbench_env.fidelity.text.stance_note`).
+    stance: bool = False
 
 
 class RecitalCriterion(NamedTuple):
@@ -246,6 +269,9 @@ class RecitalCriterion(NamedTuple):
     #: The runs of words of the scenario's wording (:func:`~userbench_env.fidelity.text.paste_runs`)
     #: beyond the request a faithful user opens with: what a message pasting its brief repeats.
     pasted: frozenset[tuple[str, ...]] = frozenset()
+    #: Whether the scenario tells the user to hold out when refused (one of its sentences
+    #: does, :attr:`Sentence.stance`): announcing so may be acting it (see :meth:`RecitalReader._outcome`).
+    stance: bool = False
 
 
 class RecitalReader:
@@ -324,7 +350,7 @@ class RecitalReader:
         outcomes = tuple((c.id, _FAIL if own >= LISTED_IDENTITY or self._pastes(text, c.pasted, PASTED_WORDS) else
                           self._wants_only(self._outcome(text, said, whole, normalized, sentences, c.minimum,
                                                          *c.word_for_word, prompt, opening and c.opens_with_reason,
-                                                         max(found, own), c.pasted),
+                                                         max(found, own), c.pasted, c.stance),
                                            text, said, sentences, max(found, own), c))
                          for c, own, sentences in zip(self.compiled, listed, unspent))
         return None if all(outcome is _PASS for _, outcome in outcomes) else outcomes
@@ -358,7 +384,8 @@ class RecitalReader:
     def _outcome(text: str, said: frozenset[str], whole: bool, normalized: str,
                  sentences: list[Sentence],
                  minimum: int, verbatim: list[str], copied: list[str], prompt: frozenset[str] = frozenset(),
-                 states_reason: bool = False, identity: int = 0, pasted: frozenset[tuple[str, ...]] = frozenset()) -> str:
+                 states_reason: bool = False, identity: int = 0, pasted: frozenset[tuple[str, ...]] = frozenset(),
+                 stance: bool = False) -> str:
         """The outcome of one criterion. Only the sentences the agent's latest text did not
         ask about (none of their words in ``prompt``) count, and the marks of a paraphrased
         recital (talk about the brief, the user's identity) need one sentence more after such
@@ -369,7 +396,9 @@ class RecitalReader:
         ``identity``: how many identity items the text states (see :meth:`DumpsBlueprint.compile`);
         ``pasted``: the scenario's wording beyond its request (:attr:`RecitalCriterion.pasted`):
         two sentences recited beyond the request with :data:`COPIED_WORDS` words of it copied
-        (:meth:`_pastes`) are a paste of them, not a request in the user's words."""
+        (:meth:`_pastes`) are a paste of them, not a request in the user's words. ``stance``:
+        the scenario tells the user to hold out (:attr:`RecitalCriterion.stance`): announcing
+        so beside its stance notes alone, or nothing, is acting it, no talk about the brief."""
         conditions = not (states_reason and any(reason and len(words & said) >= need
                                                 for words, need, reason, *_ in sentences))
         if whole and ((verbatim and sum(1 for sentence in verbatim if sentence in normalized) >= minimum)
@@ -384,9 +413,12 @@ class RecitalReader:
         firm = [(sentence, shared, least) for sentence, shared, least in nearly
                 if len(shared) >= 2 or shared & sentence.marks or 2 * len(shared) >= sentence.size]
         matched = [(shared, least, sentence.fallback, sentence.words) for sentence, shared, least in firm]
+        # acting the stance it was given is in character: beside its stance notes alone, or nothing, announcing it
+        # ("I won't take no for an answer") is no talk about the brief
+        talk = partial(recital_cues, stance=not stance or any(not sentence.stance for sentence, _, _ in firm))
         # voicing its own persona is in character: beside persona notes alone, or nothing, with no other talk
         # about the brief ("I should warn you"), describing oneself and how one is to be dealt with is none
-        manner = any(not sentence.persona or shared & sentence.marks for sentence, shared, _ in firm) or recital_cues(
+        manner = any(not sentence.persona or shared & sentence.marks for sentence, shared, _ in firm) or talk(
             text, conditions, False) > 0
         unasked = [sentence for sentence in sentences if not sentence.words & prompt] if prompt else sentences
         # answering a question about the scenario's matters, a reply touches more of it: one more sentence needed
@@ -394,10 +426,10 @@ class RecitalReader:
         if not matched:  # nothing nearly recited: talking about its brief, a message touching enough sentences recites them
             # (persona notes aside: touching them by a word each voices the persona, "a sad sort of week")
             touched, firmly = _touched([s for s in unasked if not s.persona], said, set(), text, normalized)
-            if touched >= enough and recital_cues(text, conditions):
+            if touched >= enough and talk(text, conditions):
                 if firmly < enough:
                     return _LIGHT
-                return _FAIL if recital_cues(stated_part(text), conditions) else _TALK_ASKED
+                return _FAIL if talk(stated_part(text), conditions) else _TALK_ASKED
             return _PASS
         recited, free, used, near = _recited(matched, sentences, said, text, normalized, minimum, prompt)
         if free >= minimum:  # what the agent just asked about is answered, not recited
@@ -406,7 +438,7 @@ class RecitalReader:
             beyond = _recited([(shared & stated, *rest) for shared, *rest in matched], sentences, stated, text,
                               normalized, minimum, prompt)[1]
             # (with the user's identity, a recital lists several scenario facts at once, as below)
-            sure = (beyond > minimum or (beyond == minimum and (recital_cues(text, conditions, manner)
+            sure = (beyond > minimum or (beyond == minimum and (talk(text, conditions, manner)
                                                                  or RecitalReader._pastes(text, pasted, COPIED_WORDS)))
                     or identity >= RECITAL_IDENTITY)
             return _FAIL if sure else _ASKED if beyond < minimum else _BARE
@@ -414,11 +446,11 @@ class RecitalReader:
             return _FAIL  # a scenario sentence recited with the user's identity: several scenario facts at once
         # talking about its own brief, a message recites every sentence whose (new) words it touches
         touched, firmly = (free + count for count in _touched(unasked, said, used, text, normalized))
-        cues = recital_cues(text, conditions, manner) if free or near or touched >= enough else 0
+        cues = talk(text, conditions, manner) if free or near or touched >= enough else 0
         if (cues >= 2 and free) or (cues and touched >= enough):
             # (announcing the brief twice over, a plan and its fallback, with one sentence recited); sure
             # when the talk is in what the message states: a limit named in a question is the request
-            stated_cues = recital_cues(stated_part(text), conditions, manner)
+            stated_cues = talk(stated_part(text), conditions, manner)
             if (stated_cues >= 2 and free) or (stated_cues and firmly >= enough):
                 return _FAIL
             return _LIGHT if stated_cues else _TALK_ASKED
