@@ -266,7 +266,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b319": {"gptstyle421": 2279, "kanye": 2280, "gptstyle422": 2281, "molepolole": 2282},
          "b320": {"gptstyle423": 2283, "palapye": 2284, "gptstyle424": 2285, "mahalapye": 2286},
          "b321": {"gptstyle425": 2287, "tsabong": 2288, "gptstyle426": 2289, "lobatse": 2290},
-         "b322": {"gptstyle427": 2291, "kasane": 2292, "gptstyle428": 2293, "ghanzi": 2294}}
+         "b322": {"gptstyle427": 2291, "kasane": 2292, "gptstyle428": 2293, "ghanzi": 2294},
+         "b323": {"gptstyle429": 2295, "selibe": 2296, "gptstyle430": 2297, "jwaneng": 2298},
+         "b324": {"gptstyle431": 2299, "letlhakane": 2300, "gptstyle432": 2301, "shakawe": 2302}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
