@@ -5027,7 +5027,7 @@ def test_identity_items_given_before_and_offered_again_list_nothing(given_before
     ("I have not done the other one yet.", "not_applicable"),  # says an action is not done: no claim read
 ])
 def test_a_worry_about_what_an_action_touches_leaves_the_claim_standing(worry, verdict):
-    _, world, tracker = _setup("telecom", MMS_TASK)
+    _, _, tracker = _setup("telecom", MMS_TASK)
     _play(tracker, [("agent", GREETING), ("user", "Hi, I can't send picture messages."),
                     ("agent", "Could you please run grant_app_permission on your side with these arguments: "
                               '{"app_name": "messaging", "permission": "storage"}?')])
