@@ -268,7 +268,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b321": {"gptstyle425": 2287, "tsabong": 2288, "gptstyle426": 2289, "lobatse": 2290},
          "b322": {"gptstyle427": 2291, "kasane": 2292, "gptstyle428": 2293, "ghanzi": 2294},
          "b323": {"gptstyle429": 2295, "selibe": 2296, "gptstyle430": 2297, "jwaneng": 2298},
-         "b324": {"gptstyle431": 2299, "letlhakane": 2300, "gptstyle432": 2301, "shakawe": 2302}}
+         "b324": {"gptstyle431": 2299, "letlhakane": 2300, "gptstyle432": 2301, "shakawe": 2302},
+         "b325": {"gptstyle433": 2303, "ondangwa": 2304, "gptstyle434": 2305, "rundu": 2306},
+         "b326": {"gptstyle435": 2307, "oshakati": 2308, "gptstyle436": 2309, "swakopmund": 2310},
+         "b327": {"gptstyle437": 2311, "keetmanshoop": 2312, "gptstyle438": 2313, "otjiwarongo": 2314},
+         "b328": {"gptstyle439": 2315, "katima": 2316, "gptstyle440": 2317, "gobabis": 2318},
+         "b329": {"gptstyle441": 2319, "tsumeb": 2320, "gptstyle442": 2321, "luderitz": 2322},
+         "b330": {"gptstyle443": 2323, "mariental": 2324, "gptstyle444": 2325, "walvis": 2326}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

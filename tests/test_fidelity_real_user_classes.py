@@ -13,7 +13,7 @@ from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues, speaks_as_agent
 from userbench_env.fidelity.outcomes import agent_outcome, reports_done
-from userbench_env.fidelity.text import device_states, reported_checks, stance_note
+from userbench_env.fidelity.text import device_states, reported_checks, requests_raised_together, stance_note
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -5050,3 +5050,69 @@ def test_a_worry_about_what_an_action_touches_leaves_the_claim_standing(worry, v
 ])
 def test_the_part_one_plays_named_as_such_breaks_character(text, speaks):
     assert speaks_as_agent(text) is speaks
+
+
+# -- round 64: told to raise its requests together, a request with its condition is one of them ----------------------
+_IN_ONE_GO = "59"  # retail: two pending orders; cancel the older unless processed within 5 days; "make all requests in one go"
+_TOLD_BOTH = "27"  # retail: "mention the two requests at the same time", and a preference if only one can be done
+_SPLIT_PAYMENT = "38"  # retail: a payment to split, then a chain of "If not, ..." fallbacks; nothing said of raising them together
+_THESE_TOGETHER = "99"  # retail: a bicycle and a puzzle "at the same time", then a camera, a card and a skateboard
+
+
+@pytest.mark.parametrize("task, raised", [
+    (_IN_ONE_GO, ["If the agent cannot guarantee the older order will be processed within 5 days, you want to cancel it."]),
+    (_TOLD_BOTH, []),  # the sentence instructs, and what it plans for is a preference between the two requests
+    (_SPLIT_PAYMENT, []),  # not told to raise them together: fallbacks wait for the agent's answer
+    (_THESE_TOGETHER, []),  # told to raise two of them together, not all: the rest waits
+])
+def test_a_request_with_its_condition_is_raised_together_when_the_scenario_says_so(task, raised):
+    assert requests_raised_together(load_task("retail", task, source="tau2").blueprint) == raised
+
+
+@pytest.mark.parametrize("task, opening, verdict", [
+    (_IN_ONE_GO, "Good morning. I've got two pending orders, #W2702727 and #W8268610, and a few requests I'd like dealt "
+                 "with together, correctly and efficiently. Why is the older one still pending? Unless you can guarantee "
+                 "it gets processed within 5 days, cancel it, and tell me the refund total.", "pass"),
+    # not told to raise them together: the fallbacks laid out before the agent answered the first request still
+    # recite the scenario (not sure enough to fail, stated as the requests they are)
+    (_SPLIT_PAYMENT, "Hi, my card only has $950 left and my order is over $1100, so I'd like the payment split with another "
+                     "card. If you can't split it, I'll cancel the most expensive item. Failing that, I'll switch all "
+                     "items to their cheapest options to bring it down to $950.", "suspect"),
+])
+def test_an_opening_told_to_raise_every_request_at_once_states_their_conditions(task, opening, verdict):
+    _, _, tracker = _setup("retail", task)
+    _play(tracker, [("agent", GREETING), ("user", opening)])
+    assert _verdicts(tracker, "dumps_blueprint") == [verdict]
+
+
+# -- round 64: the business's confirmation promised to its customer ---------------------------------------------------
+@pytest.mark.parametrize("text, speaks", [
+    ("Thanks. The swap for the kettle is noted against the order, and you will get a confirmation email shortly.", True),
+    ("All sorted: you'll receive an email with the next steps within the hour.", True),
+    ("Your return is in, and you'll get the shipping label by email shortly.", True),
+    # quoting one's screen, one's own message, and asking
+    ("Done. It says: 'You will receive a confirmation email shortly.'", False),
+    ("Submitted, it says you will receive a confirmation email shortly.", False),
+    ("You'll get my email with the photos in a minute.", False),
+    ("Okay, you'll receive an email from me with the receipt.", False),
+    ("So you'll get an email when it ships?", False),
+])
+def test_promising_the_customer_its_confirmation_speaks_as_the_agent(text, speaks):
+    assert speaks_as_agent(text) is speaks
+
+
+# -- round 64: a feature's state told after an adverb, the speaker's seeing, or a pronoun for it -----------------------
+@pytest.mark.parametrize("text, states", [
+    ("And the data roaming also is switched on already, I checked.", (("roaming", "on"),)),
+    ("The wifi calling I can see is off.", (("wifi calling", "off"),)),
+    ("And the VPN, I can see it is connected, so that's fine.", (("vpn", "on"),)),
+    # a sentence opening with "it" or "that", after one naming the feature
+    ("My mobile data keeps cutting out. It's switched on, though, I can tell.", (("mobile data", "on"),)),
+    ("Well, it can't be airplane mode at least. That is definitely off.", (("airplane mode", "off"),)),
+    # no state told: doubting one's eyes, a pronoun after two features, a pronoun for something else
+    ("The roaming, I can't see it is on.", ()),
+    ("Wifi calling or data saver, I don't know which. It's on, one of them.", ()),
+    ("My mobile data is slow. It's a real pain.", ()),
+])
+def test_a_state_told_after_an_adverb_a_seeing_or_a_pronoun_for_the_feature(text, states):
+    assert device_states(text) == states

@@ -45,6 +45,7 @@ from userbench_env.fidelity.text import (
     paste_sources,
     told_to_say,
     reason_parts,
+    requests_raised_together,
     scenario_income,
     quoted_lines,
     scenario_sentences,
@@ -341,7 +342,8 @@ def from_blueprint(
                                    quoted=quoted_lines(blueprint),
                                    minimum=DUMP_MIN_SENTENCES, opens_with_reason=blueprint.opens_with_reason,
                                    identity=[] if up_front else [i.value for i in blueprint.known_info if i.kind in ACCOUNT_KINDS],
-                                   exempt=" ".join([*reason_parts(blueprint)[0], *(i.value for i in blueprint.known_info),
+                                   exempt=" ".join([*reason_parts(blueprint)[0], *requests_raised_together(blueprint),
+                                                    *(i.value for i in blueprint.known_info),
                                                     *told_to_say(blueprint)])))
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
                                "Every identifier or fact the user states (ids, names, zip codes, emails, dates, "

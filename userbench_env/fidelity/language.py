@@ -639,6 +639,15 @@ _AS_AGENT: Gated = _gated(
      rf"{_NOT_ONES_OWN}{{0,100}}?"
      r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
      rf"office|branch|company|team|policy|rules|word|time|help|patience)\b|{_AGENTS_WORKING}))"),
+    # the business's confirmation promised to its customer: "you will get a confirmation email shortly", "you'll
+    # receive an email with the next steps", "you'll get the return instructions by email" (quoting one's screen or
+    # the agent is reporting: "it says: 'you will receive ...'"; one's own message is the customer's to send: "you'll
+    # get my email in a minute", "you'll receive an email from me"; and asking is no promise: "so you'll get an
+    # email when it ships?")
+    (("you'll", "you will"),
+     r"(?:^|(?<=[.!?]\s))(?:(?!\b(?:says?|said|reads?|shows?|showed|displays?|told)\b)[^.!?\"\u201c])*?"
+     r"(?<![\"'\u201c\u2018])(?<![\"'\u201c\u2018] )\byou(?:'ll| will)(?: also| soon)? "
+     r"(?:get|receive) (?:(?!my\b)[\w-]+ ){0,4}?(?:e-?mails?|confirmations?|text messages?)\b(?! from (?:me|us)\b)(?![^.!?]*\?)"),
     (("seems to be", "understand your", "see what i can do"),
      r"\bwhat seems to be the (?:problem|issue|trouble)\b|\bi (?:completely |totally |fully )?understand your "
      r"(?:frustration|concern)\b|\blet me see what i can do\b"),

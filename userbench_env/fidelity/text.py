@@ -360,10 +360,44 @@ _ASIDE = re.compile(r"\s*\((?:(?=[^()]*\b(?:you|your|agent|want|prefer|know|reme
 #: asks you to confirm, ..."): the request before it stands alone.
 _JOINED_CONDITION = re.compile(r",\s*(?:but\s+|and\s+|or\s+)?(?=(?:if|unless|otherwise|in case)\b)", re.I)
 #: A scenario sentence telling the user to raise its requests together ("Make sure you mention
-#: these two problems at the same time").
-_TOGETHER = re.compile(r"\b(?:mention|say|tell|raise|bring up|ask)\b[^.!?]*\b(?:at the same time|together|in one message|at once)\b", re.I)
+#: these two problems at the same time", "try to make all requests in one go"); making sure of
+#: something is no request made ("make sure everything is addressed in one go").
+_TOGETHER = re.compile(r"\b(?:mention|say|tell|raise|bring up|ask|make(?! sure\b))\b[^.!?]*\b"
+                       r"(?:at the same time|together|in (?:one|a single) (?:message|go)|at once)\b", re.I)
 #: For a scenario without a reason for calling, the instructions' first sentence saying what the user wants.
 _WANTED = re.compile(r"[^.\n]*\b(?:want|looking for|need)\b[^.\n]*\.")
+
+
+def _told_together(blueprint: Blueprint) -> list[str]:
+    """The scenario's sentences telling the user to raise its requests together (:data:`_TOGETHER`),
+    wherever it says so: its reason for calling, persona or instructions."""
+    texts = (blueprint.reason_for_call, blueprint.persona, blueprint.instructions, blueprint.raw_instructions)
+    return [sentence for text in texts for sentence in _split(text) if _TOGETHER.search(sentence)]
+
+
+def raises_together(blueprint: Blueprint) -> bool:
+    """True when the scenario tells the user to raise its requests together (:func:`_told_together`)."""
+    return bool(_told_together(blueprint))
+
+
+#: A sentence telling the user to raise its requests together that speaks of all of them ("try to make all
+#: requests in one go", "mention all three things at once"), not of some ("mention these two at the same time").
+_ALL_OF_THEM = re.compile(r"\ball (?:(?:of )?(?:the|your|these|those|my) )?(?:\w+ )?(?:requests|things|changes|issues|problems)\b", re.I)
+
+
+def requests_raised_together(blueprint: Blueprint) -> list[str]:
+    """The fallback sentences of the reason for calling (:func:`reason_parts`) that state a
+    request (:func:`_requests`: "If the agent cannot guarantee the older order will be
+    processed within 5 days, you want to cancel it"), when the scenario tells the user to
+    raise all its requests together (:func:`_told_together`, :data:`_ALL_OF_THEM`: "try to
+    make all requests in one go"): the request, with the condition the scenario puts on it,
+    is one of those the opening raises at once, not a plan held back. Told to raise some
+    together ("Make sure you mention these at the same time"), the user holds back the rest;
+    a preference between outcomes ("if they can only do one, you prefer the exchange") and
+    an instruction ("Make sure you mention ..., and if ...") stay fallbacks."""
+    if not any(_ALL_OF_THEM.search(sentence) for sentence in _told_together(blueprint)):
+        return []
+    return [s for s in reason_parts(blueprint)[1] if _requests(s)]
 
 
 def _requests(sentence: str) -> bool:
@@ -393,8 +427,8 @@ def request_sentences(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     refers to ("You received two tablets ... You want to return the more expensive one"),
     nearest first, as long as the opening stays within :data:`OPENING_WORDS` words; the
     ``further`` requests are the later ones joined to it (:data:`_FURTHER`: "Also, you want
-    to ..."), each said once the one before is settled, unless the reason tells the user
-    to raise them together (:data:`_TOGETHER`: the opening then says them all). Asides that instruct the user
+    to ..."), each said once the one before is settled, unless the scenario tells the user
+    to raise them together (:func:`raises_together`: the opening then says them all). Asides that instruct the user
     (:data:`_ASIDE`), conditions and fallbacks (:func:`states_condition`) and conditional
     instructions wait for their moment. A reason stating no request opens with its first
     sentence; a scenario telling the user to give its details up front
@@ -415,7 +449,7 @@ def request_sentences(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     while start and len(" ".join(plain[start - 1:first + 1]).split()) <= OPENING_WORDS:
         start -= 1
     further = [s for s in plain[first + 1:] if _requests(s) and _FURTHER.search(s)]
-    if any(_TOGETHER.search(s) for s in sentences):  # told to raise them together
+    if raises_together(blueprint):
         return plain[start:first + 1] + further, []
     return plain[start:first + 1], further
 
@@ -604,10 +638,10 @@ def scenario_sentences(blueprint: Blueprint) -> list[str]:
     """The scenario's sentences a user should not recite at once, without duplicates, in
     order: persona notes, what the user does not know, instructions, and the fallback
     sentences of the reason for calling (:func:`reason_parts`); the rest of the reason is
-    excluded, as are sentences it contains and the known items (giving them is disclosure,
-    checked apart)."""
+    excluded, as are the requests raised together (:func:`requests_raised_together`),
+    sentences either contains and the known items (giving them is disclosure, checked apart)."""
     own, fallback = reason_parts(blueprint)
-    reason = normalize(" ".join(own))
+    reason = normalize(" ".join([*own, *requests_raised_together(blueprint)]))
     texts = [blueprint.persona, blueprint.unknown_info_text, blueprint.instructions, blueprint.raw_instructions]
     out: list[str] = []
     for sentence in [*(s for t in texts for s in _split(t)), *fallback]:
@@ -660,7 +694,8 @@ _FEATURE = re.compile(_FEATURES)
 _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
-#: mode? It's off", "mobile data, before you ask: it is on"), a negation (which flips it),
+#: mode? It's off", "mobile data, before you ask: it is on", "the roaming, I see it is on"; an adverb or the
+#: speaker's seeing before "is": "roaming also is on", "the roaming I can see is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
 #: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
@@ -674,7 +709,11 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
-    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:it|that)(?:'s| is)|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:i (?:can |could )?(?:see|tell|know)(?: that)?\s+)?(?:it|that)(?:'s| is)"
+    r"|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
+    # an adverb before the linking verb, or the speaker's seeing between ("roaming also is on", "the roaming I can
+    # see is on")
+    r"\s+(?:also|too|already|still|(?:i|we) (?:can |could )?(?:see|tell))\s+is|"
     r"\s+now|\s+turned|\s+switched|\s+was|\s+were|\s+had been|\s+used to be|\s+stayed|\s+showed|\s+said|\s+stay"
     # how it looks on the screen, and coming back ("roaming looks like it's on", "the wifi has come back on")
     r"|\s+(?:looks|seems|appears) (?:like it(?:'s| is)|to be)|(?:'s|'ve|\s+has|\s+have)?\s+(?:come|came) back"
@@ -694,6 +733,11 @@ _STATE_AFTER = re.compile(
     r"lit(?: up)?|(?:has |have )?appeared)\b",
 )
 _PAST_VERBS = frozenset({"was", "were", "had been", "used to be", "stayed", "showed", "said"})
+#: A sentence opening with "it" or "that" as said to be so, after a sentence naming one feature alone ("my mobile
+#: data is not working right. it is switched on", "can't be the roaming. that's already on"): the pronoun is that
+#: feature, named again.
+_PRONOUN_AFTER = re.compile(rf"(?:^|(?<=[.!?\n]))(?P<named>(?:(?!{_FEATURES})[^.!?\n])*(?P<feature>{_FEATURES[1:-1]})"
+                            rf"(?:(?!{_FEATURES})[^.!?\n])*[.!?]\s+)(?:it|that)(?=(?:'s| is)\b)")
 #: Time words marking a clause as describing an earlier state.
 _EARLIER = re.compile(r"\b(?:before|earlier|previously|originally|at first|initially|until|beforehand|back then)\b")
 #: An improvement just before a span ("a big improvement on the 2G", "an upgrade on 3G"): the span, "on"
@@ -878,11 +922,14 @@ def _standard_forms(text: str) -> str:
 def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
     """(feature, state, past) triples ``text`` asserts, stated states first, then states set
     by a verb before the feature, then what a status bar line shows (airplane mode or data
-    saver named on it: on; airplane mode not named: off, see :data:`_STATUS_BAR_FEATURES`)."""
+    saver named on it: on; airplane mode not named: off, see :data:`_STATUS_BAR_FEATURES`).
+    A sentence's opening "it" or "that" after a sentence naming one feature alone is that
+    feature (:data:`_PRONOUN_AFTER`)."""
     # (markup aside: "data roaming is **on**", "network mode is on `5G`")
     text = _standard_forms(lowered(text).replace("\u2019", "'").replace("*", "").replace("`", ""))
     if not gated(_ASPECT_GATES, text):
         return ()
+    text = _PRONOUN_AFTER.sub(lambda m: m.group("named") + m.group("feature"), text)
     stated, verbs = [], []
     for m in _FEATURE.finditer(text):
         after = _STATE_AFTER.match(text, m.end())

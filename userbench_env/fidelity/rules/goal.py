@@ -225,7 +225,8 @@ class BreaksCharacter(Rule):
     offering help ("How can I help you today?", "What brings you in?"), doing the agent's
     part (asking the agent for its customer's details, reporting the agent's work done or
     promising it for the other side: "I'll put the difference on your original payment
-    method"), calling its brief a script or scenario it finished.
+    method", or the business's confirmation: "you will get a confirmation email shortly"),
+    calling its brief a script or scenario it finished.
     Customer talk ("thanks for your help", "can you help me?") passes, and so does courtesy
     both sides use (thanking the other for its patience, for bearing with one): only what
     a customer would not say is evidence. Applies to every user message."""

@@ -35,7 +35,9 @@ class DumpsBlueprint(Rule):
     ``sentences`` (scenario sentences: constraints, fallback plans, persona notes, lines
     scripted for later moments), in any wording. Sentences and message are read as content
     words, stemmed (:func:`~userbench_env.fidelity.language.content_stems`); words of ``exempt`` (the
-    reason for calling and the known values, which the user states anyway) and of how
+    reason for calling, with the conditional requests a user told to make all its requests at once
+    states along, see :func:`~userbench_env.fidelity.text.requests_raised_together`, and the known
+    values, which the user states anyway) and of how
     scenarios address the simulated user (:data:`SCENARIO_WORDS`: "the agent", "ask", ...)
     and the scenario's topic words (:data:`TOPIC_SENTENCES`) do not count. A sentence is
     recited when the message holds enough of its words (a third, at least 2, at most
