@@ -274,7 +274,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b327": {"gptstyle437": 2311, "keetmanshoop": 2312, "gptstyle438": 2313, "otjiwarongo": 2314},
          "b328": {"gptstyle439": 2315, "katima": 2316, "gptstyle440": 2317, "gobabis": 2318},
          "b329": {"gptstyle441": 2319, "tsumeb": 2320, "gptstyle442": 2321, "luderitz": 2322},
-         "b330": {"gptstyle443": 2323, "mariental": 2324, "gptstyle444": 2325, "walvis": 2326}}
+         "b330": {"gptstyle443": 2323, "mariental": 2324, "gptstyle444": 2325, "walvis": 2326},
+         "b331": {"gptstyle445": 2327, "opuwo": 2328, "gptstyle446": 2329, "outapi": 2330},
+         "b332": {"gptstyle447": 2331, "okahandja": 2332, "gptstyle448": 2333, "grootfontein": 2334}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
