@@ -375,11 +375,6 @@ def _told_together(blueprint: Blueprint) -> list[str]:
     return [sentence for text in texts for sentence in _split(text) if _TOGETHER.search(sentence)]
 
 
-def raises_together(blueprint: Blueprint) -> bool:
-    """True when the scenario tells the user to raise its requests together (:func:`_told_together`)."""
-    return bool(_told_together(blueprint))
-
-
 #: A sentence telling the user to raise its requests together that speaks of all of them ("try to make all
 #: requests in one go", "mention all three things at once"), not of some ("mention these two at the same time").
 _ALL_OF_THEM = re.compile(r"\ball (?:(?:of )?(?:the|your|these|those|my) )?(?:\w+ )?(?:requests|things|changes|issues|problems)\b", re.I)
@@ -428,7 +423,7 @@ def request_sentences(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     nearest first, as long as the opening stays within :data:`OPENING_WORDS` words; the
     ``further`` requests are the later ones joined to it (:data:`_FURTHER`: "Also, you want
     to ..."), each said once the one before is settled, unless the scenario tells the user
-    to raise them together (:func:`raises_together`: the opening then says them all). Asides that instruct the user
+    to raise them together (:func:`_told_together`: the opening then says them all). Asides that instruct the user
     (:data:`_ASIDE`), conditions and fallbacks (:func:`states_condition`) and conditional
     instructions wait for their moment. A reason stating no request opens with its first
     sentence; a scenario telling the user to give its details up front
@@ -449,7 +444,7 @@ def request_sentences(blueprint: Blueprint) -> tuple[list[str], list[str]]:
     while start and len(" ".join(plain[start - 1:first + 1]).split()) <= OPENING_WORDS:
         start -= 1
     further = [s for s in plain[first + 1:] if _requests(s) and _FURTHER.search(s)]
-    if raises_together(blueprint):
+    if _told_together(blueprint):
         return plain[start:first + 1] + further, []
     return plain[start:first + 1], further
 
