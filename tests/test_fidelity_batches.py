@@ -276,7 +276,17 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b329": {"gptstyle441": 2319, "tsumeb": 2320, "gptstyle442": 2321, "luderitz": 2322},
          "b330": {"gptstyle443": 2323, "mariental": 2324, "gptstyle444": 2325, "walvis": 2326},
          "b331": {"gptstyle445": 2327, "opuwo": 2328, "gptstyle446": 2329, "outapi": 2330},
-         "b332": {"gptstyle447": 2331, "okahandja": 2332, "gptstyle448": 2333, "grootfontein": 2334}}
+         "b332": {"gptstyle447": 2331, "okahandja": 2332, "gptstyle448": 2333, "grootfontein": 2334},
+         "b333": {"gptstyle449": 2335, "maseru": 2336, "gptstyle450": 2337, "leribe": 2338},
+         "b334": {"gptstyle451": 2339, "mbabane": 2340, "gptstyle452": 2341, "manzini": 2342},
+         "b335": {"gptstyle453": 2343, "mafeteng": 2344, "gptstyle454": 2345, "lobamba": 2346},
+         "b336": {"gptstyle455": 2347, "siteki": 2348, "gptstyle456": 2349, "mohales": 2350},
+         "b337": {"gptstyle457": 2351, "quthing": 2352, "gptstyle458": 2353, "nhlangano": 2354},
+         "b338": {"gptstyle459": 2355, "mokhotlong": 2356, "gptstyle460": 2357, "piggspeak": 2358},
+         "b339": {"gptstyle461": 2359, "teyateyaneng": 2360, "gptstyle462": 2361, "mankayane": 2362},
+         "b340": {"gptstyle463": 2363, "qachas": 2364, "gptstyle464": 2365, "bigbend": 2366},
+         "b341": {"gptstyle465": 2367, "morija": 2368, "gptstyle466": 2369, "matsapha": 2370},
+         "b342": {"gptstyle467": 2371, "semonkong": 2372, "gptstyle468": 2373, "simunye": 2374}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -13,7 +13,7 @@ from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues, speaks_as_agent
 from userbench_env.fidelity.outcomes import agent_outcome, reports_done
-from userbench_env.fidelity.text import device_states, reported_checks, requests_raised_together, stance_note
+from userbench_env.fidelity.text import claims_done, device_states, reported_checks, requests_raised_together, stance_note
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -976,6 +976,15 @@ def _data_issue():
     _, world, tracker = _setup("telecom", _PHONE_TASK)
     _play(tracker, [("agent", GREETING), ("user", "My mobile data is not working at all.")])
     return world, tracker
+
+
+def _skip_verdicts(reply: str) -> list[str]:
+    """The ``skips_requested_action`` verdicts of :data:`_PHONE_TASK` when the user answers the
+    agent's request to toggle airplane mode with ``reply`` in text."""
+    _, _, tracker = _setup("telecom", _PHONE_TASK)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
+                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
+    return _verdicts(tracker, "skips_requested_action")
 
 
 @pytest.mark.parametrize("asked, calls, verdict", [
@@ -2139,10 +2148,7 @@ def test_got_of_possession_is_no_claim(text, claims):
     ("Will it be quick? I have a bus to catch.", "fail"),  # time is no engagement
 ])
 def test_asking_what_a_requested_action_will_do_engages_with_it(reply, verdict):
-    _, _, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
-                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
-    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+    assert _skip_verdicts(reply) == [verdict]
 
 
 @pytest.mark.parametrize("text, states", [
@@ -4230,10 +4236,7 @@ def test_saying_the_no_service_sign_is_gone_reports_the_signal_back(reset, verdi
     ("Should I turn it back on afterwards?", "pass"),
 ])
 def test_asking_what_one_should_see_by_now_does_not_engage_the_request(reply, verdict):
-    _, _, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
-                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
-    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+    assert _skip_verdicts(reply) == [verdict]
 
 
 # -- round 53: a bare "what can I do?" asks for advice; thanks for a choice made for one is the customer's --------
@@ -4511,10 +4514,7 @@ def test_an_opening_saying_picture_messages_refuse_to_go_through_claims_no_check
     ("Should I keep the phone on while I do that?", "pass"),
 ])
 def test_asking_whether_to_worry_does_not_engage_the_request(reply, verdict):
-    _, _, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
-                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
-    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+    assert _skip_verdicts(reply) == [verdict]
 
 
 # -- round 58: after a paragraph casting the user in its role, the next one is its request, but what it holds back ----
@@ -4622,10 +4622,7 @@ def test_a_scenario_named_a_test_is_still_talk_about_the_brief(text, agent_like)
     ("Is that safe?", "pass"),
 ])
 def test_a_question_opened_as_an_aside_does_not_engage_the_request(reply, verdict):
-    _, _, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
-                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
-    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+    assert _skip_verdicts(reply) == [verdict]
 
 
 # -- round 59: digits read aloud one word at a time, and numbers written with a word of their scale -------------------
@@ -4730,10 +4727,7 @@ def test_offering_ones_items_or_anything_else_you_need_is_the_customers(text, ag
     ("Should I hold the button while I do that?", "pass"),
 ])
 def test_asking_what_to_expect_does_not_engage_the_request(reply, verdict):
-    _, _, tracker = _setup("telecom", _PHONE_TASK)
-    _play(tracker, [("agent", GREETING), ("user", "My mobile data has stopped working."),
-                    ("agent", "Could you please run toggle_airplane_mode on your phone?"), ("user", reply)])
-    assert _verdicts(tracker, "skips_requested_action") == [verdict]
+    assert _skip_verdicts(reply) == [verdict]
 
 
 # -- round 59: a round figure said to be about so much stands for a heard amount near it -------------------------------
@@ -5116,3 +5110,67 @@ def test_promising_the_customer_its_confirmation_speaks_as_the_agent(text, speak
 ])
 def test_a_state_told_after_an_adverb_a_seeing_or_a_pronoun_for_the_feature(text, states):
     assert device_states(text) == states
+
+
+# -- round 65: a state told after the speaker's checking, a SIM in its place told by "inside" or a pronoun -------------
+@pytest.mark.parametrize("text, states", [
+    ("And it's not the Data Saver setting, I made sure that's switched off.", (("data saver", "off"),)),
+    ("The roaming, I've checked it is on.", (("roaming", "on"),)),
+    ("Airplane mode, I double-checked that it's off.", (("airplane mode", "off"),)),
+    ("I checked my SIM card, it is well inside, no problem there.", (("sim", "ok"),)),
+    ("Not the SIM, that's in the tray properly.", (("sim", "ok"),)),
+    ("My SIM is inside.", (("sim", "ok"),)),
+    # no state told: a check not said to have found it, a SIM's other things
+    ("Data saver, I haven't checked if it's on.", ()),
+    ("The SIM PIN, it's in the letter they sent me.", ()),
+])
+def test_a_state_told_after_a_check_or_a_sim_said_to_be_inside(text, states):
+    assert device_states(text) == states
+
+
+# -- round 65: asking to be told an amount or a time does not engage the request -------------------------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("Could you tell me how much this will cost me overall?", "fail"),  # an amount asked, the request left
+    ("Can you tell me how long it takes?", "fail"),
+    ("Can you tell me how many times I have to do this?", "fail"),
+    ("Could you tell me how I do that?", "pass"),  # how to perform it
+])
+def test_asking_to_be_told_an_amount_does_not_engage_the_request(reply, verdict):
+    assert _skip_verdicts(reply) == [verdict]
+
+
+# -- round 65: a feature's sign seen gone is its state, and another feature's state claims no requested action -------
+@pytest.mark.parametrize("text, states, claimed", [
+    ("Okay. By the way, the Data Saver sign is gone from the bar now.", (("data saver", "off"),), False),
+    ("The VPN icon has disappeared.", (("vpn", "off"),), False),
+    ("The little plane icon is gone now.", (("airplane mode", "off"),), False),
+    ("Done, the VPN icon is gone.", (("vpn", "off"),), True),  # "done" claims, the sign aside
+    # no sign named, or asked: no state
+    ("My mobile data is gone for the month, I think.", (), True),
+    ("Is the VPN icon gone?", (), False),
+])
+def test_a_sign_seen_gone_is_its_features_state_not_an_action(text, states, claimed):
+    assert device_states(text) == states
+    assert claims_done(text) is claimed
+
+
+@pytest.mark.parametrize("asked, reply, unexecuted, skipped", [
+    # asked to toggle roaming, the user reports the Data Saver it turned off before: a skip, no claim
+    ("toggle_roaming", "Okay. By the way, the Data Saver sign is gone from the bar now. Thank you for that.",
+     ["pass"], "fail"),
+    ("toggle_roaming", "Alright. The Data Saver is off now, as I said.", ["pass"], "fail"),
+    # asked to turn Data Saver off again, its state reported with no call claims the action
+    ("toggle_data_saver_mode", "Okay, the Data Saver sign is gone now.", ["fail"], "pass"),
+])
+def test_another_features_state_in_place_of_the_requested_action_claims_nothing(asked, reply, unexecuted, skipped):
+    from test_fidelity_rules import _user_call
+
+    _, world, tracker = _setup("telecom", _DATA_SAVER)
+    _play(tracker, [("agent", GREETING), ("user", "My mobile data is really slow."),
+                    ("agent", "Could you please run toggle_data_saver_mode on your side with these arguments: {}?")])
+    _user_call(world, tracker, 3, "toggle_data_saver_mode")
+    tracker.user_text(3, "Data Saver Mode is now OFF.")
+    tracker.agent_text(4, f"Could you please run {asked} on your side with these arguments: {{}}?")
+    tracker.user_text(4, reply)
+    assert _verdicts(tracker, "claims_unexecuted_action") == unexecuted  # (the first claim, the call's, passed)
+    assert _verdicts(tracker, "skips_requested_action")[-1:] == [skipped]

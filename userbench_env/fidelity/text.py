@@ -689,8 +689,9 @@ _FEATURE = re.compile(_FEATURES)
 _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|hopefully|usually|normally|typically|generally"
 #: What may follow a feature name to state its state: a linking verb (its tense says whether
 #: the state is the current one; "it's" after the name's own question or comma: "Airplane
-#: mode? It's off", "mobile data, before you ask: it is on", "the roaming, I see it is on"; an adverb or the
-#: speaker's seeing before "is": "roaming also is on", "the roaming I can see is on"), a negation (which flips it),
+#: mode? It's off", "mobile data, before you ask: it is on", "the roaming, I see it is on", the speaker's
+#: checking between: "not the data saver, I made sure that's off"; an adverb or the speaker's seeing before
+#: "is": "roaming also is on", "the roaming I can see is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
 #: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
 #: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
@@ -704,7 +705,9 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
     r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
-    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?(?:i (?:can |could )?(?:see|tell|know)(?: that)?\s+)?(?:it|that)(?:'s| is)"
+    r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?"
+    r"(?:i(?:'ve| have)? (?:can |could )?(?:see|tell|know|made sure|checked|double-checked|confirmed|verified)(?: that)?\s+)?"
+    r"(?:it|that)(?:'s| is)"
     r"|:|'s been|'s|\s+is now|\s+is|\s+are|\s+has been|\s+have been|\s+stays|\s+remains|\s+shows|\s+reads|\s+says|"
     # an adverb before the linking verb, or the speaker's seeing between ("roaming also is on", "the roaming I can
     # see is on")
@@ -772,6 +775,19 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
 #: little roaming symbol at the top"), its feature on.
 _SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve noticed|there'?s)\s+(?:the\s+|a\s+|that\s+)?"
                           r"(?:(?:little|small|tiny)\s+)?$")
+#: Words for a sign on the screen, and what says one is gone after it ("is gone", "has now disappeared").
+_SIGN_WORDS = r"sign|icon|symbol|indicator|logo|badge"
+_SAID_GONE = (r"['\"]?\s*(?:(?:is|'s|has|have|had)\s+)?(?:(?:now|already|also|just|completely|finally)\s+)?"
+              r"(?:gone|disappeared|vanished)\b")
+#: A feature's sign seen gone from the screen, after the feature's name ("the Data Saver sign is gone", "the VPN
+#: icon has disappeared", "the little plane icon is gone now"): the feature is off. The feature itself said
+#: to be gone ("my data's gone") names no sign: an allowance used up, maybe, no state.
+_SIGN_GONE = re.compile(rf"(?P<sign>['\"]?\s+(?:{_SIGN_WORDS}))?{_SAID_GONE}")
+#: A sign said gone from the screen, whichever ("the VPN icon is gone", "the little plane's gone now"): what
+#: the screen shows, no action reported done (:func:`claims_done`).
+_SHOWN_GONE = re.compile(rf"\b(?:{_SIGN_WORDS}|plane){_SAID_GONE}", re.I)
+#: A feature named by its icon ("the little plane", "the plane symbol").
+_ICON = re.compile(r"icon|picture|symbol|sign|logo|plane$")
 #: An icon word after a feature's name, no state said of it after ("the roaming symbol", not "the wifi icon is grey").
 _ICON_AFTER = re.compile(r" (?:icon|symbol|sign|indicator|logo)\b(?! (?:is|isn't|was|wasn't|has|says|shows|looks)\b|'s)")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
@@ -935,6 +951,9 @@ def _device_readings(text: str) -> tuple[tuple[str, str, bool], ...]:
             continue  # "is roaming on?", "I hope roaming is on" assert no state
         feature = _feature(m.group(1))
         earlier = _earlier(text, m.start(), m.end())
+        if (gone := _SIGN_GONE.match(text, m.end())) is not None and (gone.group("sign") or _ICON.search(m.group(1))):
+            stated.append((feature, "off", earlier))  # its sign seen gone
+            continue
         lead = text[max(0, m.start() - 30):m.start()]
         if after is not None and not after.group("verb") and _SETTING_ACT.search(lead) is not None:
             after = None  # "turning airplane mode on": the act of setting it, no state said
@@ -972,6 +991,10 @@ _WORKING = rf"(?: works|(?:'s| is)(?: still| now| already)? working)\b{_FAILING}
 #: A shown state said to be gone, after its name ("No Signal is gone", "... message has disappeared").
 _GONE = (r"['\"]?(?: (?:message|icon|sign|warning|notice|text|banner|label))?['\"]? (?:is |'s |has |have |had )?(?:\w+ )?"
          r"(?:gone|disappeared|vanished|cleared|went away)\b")
+#: A SIM card said to be in its place, after its "is" ("in", "inside", "in the tray", "in there properly",
+#: "well inside"), the clause ending there.
+_IN_PLACE = (r"(?:\w+ )?in(?:side)?(?: place| there| the (?:phone|slot|tray))?"
+             r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)")
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -1004,17 +1027,17 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
         # the SIM card: in place and detected, missing or not detected ("the phone isn't detecting the SIM card", "the
         # SIM card is showing as not detected"), or
         # locked ("SIM Card Status: locked_pin", "the SIM card is locked with a PIN code"); sitting in its place
-        # ("the SIM card's sitting in there grand", "sitting snug in its tray"; not sitting loose), or seated as a
-        # pronoun for it says ("it's not the SIM, that's seated properly"), is in place; worked loose is missing
+        # ("the SIM card's sitting in there grand", "sitting snug in its tray"; not sitting loose), or seated or in
+        # as a pronoun for it says ("it's not the SIM, that's seated properly", "I checked my SIM card, it is well
+        # inside"), is in place; worked loose is missing
         ("sim", "ok", r"sim card is active|sim card status: active|sim card re-seated"
                       rf"|(?<!\bno )\bsim(?: card)?(?:'s| is)? (?:{_NOT_A_CONJUNCTION}(?!not |never )\w+ ){{0,3}}?(?:being )?"
                       r"(?:seated|inserted|fine|ok|okay|working|active|properly|detected|recogni[sz]ed"
                       rf"|(?:sitting|sits|sat)\b{_NOT_LOOSE})\b"
-                      r"|\bsim(?: card)?(?:'s| is) (?:\w+ )?in(?: place| there| the (?:phone|slot|tray))?"
-                      r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"
-                      r"|\bsim\b[^.!?\n]*\b(?:it|that|that one)(?:'s| is) (?:\w+ )?(?:seated\b"
+                      rf"|\bsim(?: card)?(?:'s| is) {_IN_PLACE}"
+                      rf"|\bsim\b[^.!?\n]*\b(?:it|that|that one)(?:'s| is) (?:{_IN_PLACE}|(?:\w+ )?(?:seated\b"
                       r"|sitting (?:in (?:there|place|its place|the tray|its tray|the slot)\b|(?:in )?(?:snug|firmly|tight|"
-                      rf"tightly|properly|fine|right)\b){_NOT_LOOSE})"),
+                      rf"tightly|properly|fine|right)\b){_NOT_LOOSE}))"),
         ("sim", "missing", r"sim card status: missing|no sim\b|\b(?:don'?t|do not|doesn'?t|does not) have (?:a |the |any )?sim\b"
                            r"|\bsim(?: card)?(?:'s| is| has)? (?:(?!not |never )\w+ ){0,3}?(?:loose|unseated|dislodged)\b"
                            r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:(?:showing|shows|shown|coming up|comes up|listed) as )?"
@@ -1427,13 +1450,14 @@ def past_marked(text: str) -> str:
 def claims_done(text: str) -> bool:
     """True when ``text`` (its marked pasts read as pasts: :func:`past_marked`) holds a
     :data:`GENERIC_CLAIM` ("I did that", "All done", "flipped it") outside a yes/no question
-    (:data:`_YES_NO_QUESTION`)."""
+    (:data:`_YES_NO_QUESTION`) and outside a sign said gone from the screen (:data:`_SHOWN_GONE`:
+    "the Data Saver sign is gone" tells what the screen shows, a device state, not an action)."""
     text = past_marked(text)
     claims = [m.start() for m in GENERIC_CLAIM.finditer(text)]
     if not claims:
         return False
-    asked = [m.span() for m in _YES_NO_QUESTION.finditer(text)]
-    return any(not any(start <= at < end for start, end in asked) for at in claims)
+    spared = [m.span() for m in _YES_NO_QUESTION.finditer(text)] + [m.span() for m in _SHOWN_GONE.finditer(text)]
+    return any(not any(start <= at < end for start, end in spared) for at in claims)
 
 
 _CLAIM_START = re.compile(

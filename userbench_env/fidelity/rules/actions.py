@@ -175,10 +175,12 @@ class UnexecutedAction(_Requests, _Observed):
     or when a device state it states contradicts the latest tool result. A claim naming
     no action is read against the agent's latest request: "flipped it", "did the on-off
     thing", "ok... done", "that one's filed" (:func:`~userbench_env.fidelity.text.claims_done`),
-    or a device state reported without a question ("the VPN's off"), fails when the
-    agent's latest text asked for a user tool and no user tool ran since. Beside a named
-    action, such a claim is the named action's ("I already gave the storage permission"),
-    unless it reports a state a requested tool sets. Applies when a claim is made.
+    or a device state reported without a question that a requested tool sets ("the VPN's
+    off", asked to disconnect it), fails when the agent's latest text asked for a user tool
+    and no user tool ran since; the state of another feature ("the Data Saver sign is gone",
+    asked to toggle roaming) reports the phone, no claim of the requested action. Beside a
+    named action, a claim naming no action is the named action's ("I already gave the storage
+    permission"), unless it reports a state a requested tool sets. Applies when a claim is made.
     """
 
     name = "unexecuted_action"
@@ -199,8 +201,10 @@ class UnexecutedAction(_Requests, _Observed):
             return  # a claim after a tool call once the criterion passed changes nothing
         self.resolve()
         # a claim naming no action needs a request; beside a named action ("I gave the storage permission
-        # already") it is that action's, unless it reports the state a requested action sets
-        generic = bool(self.requested) and claims and (not claimed or requested_outcome(text, self.requested))
+        # already") it is that action's, unless it reports the state a requested action sets; a state
+        # alone claims the requested action only when that action sets it
+        generic = bool(self.requested) and claims and (requested_outcome(text, self.requested)
+                                                       or (not claimed and claims_done(text)))
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
@@ -352,7 +356,8 @@ class SkippedAction(_Requests):
 
 
 #: A question about how to perform a requested action: what it means, which one, how or
-#: where to do it, whether to, what it will do (not what it costs or how long it takes: that is no engagement;
+#: where to do it, whether to, what it will do (not what it costs or how long it takes, nor any amount asked
+#: with "tell me how": "could you tell me how much cash back I should have had?": that is no engagement;
 #: nor a question's "or what?" tail, "is there an outage or what?": a bare "what?" asks; nor what one should
 #: see, notice or expect by now, "should I be seeing better speeds already?", "what speed should I
 #: expect?": the outcome of what was done before; nor whether one should worry, "should I be worried
@@ -364,7 +369,8 @@ CLARIFIES = re.compile(
     r"what (?:is|'s|are|does) (?:that|this|those)\b|do i (?:need|have) to|am i supposed|"
     r"should i(?! (?:(?:already|now|still|really|be) )*(?:see|seeing|notice|noticing|expect|expecting|worried|concerned|"
     r"nervous|scared|afraid)\b)|"
-    r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|tell me how|show me)|walk me through|"
+    r"(?:can|could|would) you (?:explain|repeat|walk me|clarify|say that|show me"
+    r"|tell me how(?! (?:much|many|long|often|soon|far|old)\b))|walk me through|"
     r"step by step|come again|say (?:that|it) again|(?:sorry|huh|(?<!\bor )what|which|where|how)\s*\?|"
     # what the action will do, or undo ("what does it do?", "will this delete my photos?", "is that going to wipe
     # anything?", "is that safe?")
