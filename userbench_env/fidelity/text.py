@@ -776,7 +776,7 @@ _LINK_BEFORE = re.compile(r"\b(?:i'?m|i am|we'?re|phone(?:'s| is)|it(?:'?s| is))
 _SEEN_BEFORE = re.compile(r"\b(?:i (?:can |could )?(?:see|spot)|i notice|i'?ve noticed|there'?s)\s+(?:the\s+|a\s+|that\s+)?"
                           r"(?:(?:little|small|tiny)\s+)?$")
 #: Words for a sign on the screen, and what says one is gone after it ("is gone", "has now disappeared").
-_SIGN_WORDS = r"sign|icon|symbol|indicator|logo|badge"
+_SIGN_WORDS = r"icon|symbol|sign|indicator|logo"
 _SAID_GONE = (r"['\"]?\s*(?:(?:is|'s|has|have|had)\s+)?(?:(?:now|already|also|just|completely|finally)\s+)?"
               r"(?:gone|disappeared|vanished)\b")
 #: A feature's sign seen gone from the screen, after the feature's name ("the Data Saver sign is gone", "the VPN
@@ -787,9 +787,9 @@ _SIGN_GONE = re.compile(rf"(?P<sign>['\"]?\s+(?:{_SIGN_WORDS}))?{_SAID_GONE}")
 #: the screen shows, no action reported done (:func:`claims_done`).
 _SHOWN_GONE = re.compile(rf"\b(?:{_SIGN_WORDS}|plane){_SAID_GONE}", re.I)
 #: A feature named by its icon ("the little plane", "the plane symbol").
-_ICON = re.compile(r"icon|picture|symbol|sign|logo|plane$")
+_ICON = re.compile(rf"{_SIGN_WORDS}|picture|plane$")
 #: An icon word after a feature's name, no state said of it after ("the roaming symbol", not "the wifi icon is grey").
-_ICON_AFTER = re.compile(r" (?:icon|symbol|sign|indicator|logo)\b(?! (?:is|isn't|was|wasn't|has|says|shows|looks)\b|'s)")
+_ICON_AFTER = re.compile(rf" (?:{_SIGN_WORDS})\b(?! (?:is|isn't|was|wasn't|has|says|shows|looks)\b|'s)")
 #: A negation just before a feature that flips the state stated after it: "don't have the VPN
 #: on", "no VPN on there anymore", "no more Data Saver on there" (a "no" on the same line, not a
 #: value: "Enabled: No").
