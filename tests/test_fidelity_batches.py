@@ -286,7 +286,21 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b339": {"gptstyle461": 2359, "teyateyaneng": 2360, "gptstyle462": 2361, "mankayane": 2362},
          "b340": {"gptstyle463": 2363, "qachas": 2364, "gptstyle464": 2365, "bigbend": 2366},
          "b341": {"gptstyle465": 2367, "morija": 2368, "gptstyle466": 2369, "matsapha": 2370},
-         "b342": {"gptstyle467": 2371, "semonkong": 2372, "gptstyle468": 2373, "simunye": 2374}}
+         "b342": {"gptstyle467": 2371, "semonkong": 2372, "gptstyle468": 2373, "simunye": 2374},
+         "b343": {"gptstyle469": 2375, "antananarivo": 2376, "gptstyle470": 2377, "maputo": 2378},
+         "b344": {"gptstyle471": 2379, "toamasina": 2380, "gptstyle472": 2381, "beira": 2382},
+         "b345": {"gptstyle473": 2383, "nampula": 2384, "gptstyle474": 2385, "fianarantsoa": 2386},
+         "b346": {"gptstyle475": 2387, "chimoio": 2388, "gptstyle476": 2389, "antsirabe": 2390},
+         "b347": {"gptstyle477": 2391, "quelimane2": 2392, "gptstyle478": 2393, "mahajanga2": 2394},
+         "b348": {"gptstyle479": 2395, "inhambane": 2396, "gptstyle480": 2397, "morondava": 2398},
+         "b349": {"gptstyle481": 2399, "tete2": 2400, "gptstyle482": 2401, "ambositra": 2402},
+         "b350": {"gptstyle483": 2403, "lichinga": 2404, "gptstyle484": 2405, "toliara2": 2406},
+         "b351": {"gptstyle485": 2407, "xaixai": 2408, "gptstyle486": 2409, "nosybe": 2410},
+         "b352": {"gptstyle487": 2411, "mocuba": 2412, "gptstyle488": 2413, "manakara": 2414},
+         "b353": {"gptstyle489": 2415, "angoche": 2416, "gptstyle490": 2417, "farafangana": 2418},
+         "b354": {"gptstyle491": 2419, "montepuez": 2420, "gptstyle492": 2421, "sambava": 2422},
+         "b355": {"gptstyle493": 2423, "chokwe": 2424, "gptstyle494": 2425, "ihosy": 2426},
+         "b356": {"gptstyle495": 2427, "vilankulo": 2428, "gptstyle496": 2429, "maroantsetra": 2430}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

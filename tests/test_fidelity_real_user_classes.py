@@ -13,7 +13,8 @@ from userbench_env.fidelity import RuleTracker
 from userbench_env.fidelity.criteria import task_criteria
 from userbench_env.fidelity.language import content_stems, labelled_values, recital_cues, speaks_as_agent
 from userbench_env.fidelity.outcomes import agent_outcome, reports_done
-from userbench_env.fidelity.text import claims_done, device_states, reported_checks, requests_raised_together, stance_note
+from userbench_env.fidelity.text import (claims_done, device_states, past_device_states, reported_checks,
+                                        requests_raised_together, stance_note)
 from userbench_env.fidelity.transcripts.taubench import one_instruction
 from userbench_env.tasks import load_task
 from userbench_env.tasks.extract import requested_kinds
@@ -2124,8 +2125,6 @@ def test_adverbs_after_the_speaker_claim_the_same_action(text, tools):
     ("is the wifi working?", (), ()),
 ])
 def test_a_feature_before_its_setter_or_said_to_work_is_a_state(text, states, earlier):
-    from userbench_env.fidelity.text import past_device_states
-
     assert (device_states(text), past_device_states(text)) == (states, earlier)
 
 
@@ -2243,8 +2242,6 @@ def test_an_address_with_its_words_spelled_out_is_the_same_address(address, verd
     ("I'm on mobile data right now.", (("mobile data", "on"),), ()),
 ])
 def test_a_status_bar_read_out_ends_with_its_sentence_and_a_change_starts_from_an_earlier_state(text, current, earlier):
-    from userbench_env.fidelity.text import past_device_states
-
     assert device_states(text) == current and past_device_states(text) == earlier
 
 
@@ -3030,8 +3027,6 @@ def test_describing_oneself_with_only_a_long_sentence_touched_by_one_word_is_in_
     ("Roaming is on, I hope that helps.", (("roaming", "on"),), ()),  # stated, then a hope about something else
 ])
 def test_a_state_hoped_for_is_not_asserted(text, states, earlier):
-    from userbench_env.fidelity.text import past_device_states
-
     assert (device_states(text), past_device_states(text)) == (states, earlier)
 
 
@@ -3088,8 +3083,6 @@ def test_did_with_not_after_it_claims_nothing(text, claims):
 
 # -- round 30: a grant's result implies the permission missing before it; "didn't" before a feature is its past ----
 def test_a_negated_past_before_a_feature_tells_its_earlier_state():
-    from userbench_env.fidelity.text import past_device_states
-
     text = "Odd that the messaging app didn't already have SMS permission, but okay."
     assert (device_states(text), past_device_states(text)) == ((), (("permission sms", "off"),))
 
@@ -4832,8 +4825,6 @@ def test_saying_one_has_run_the_requested_tool_needs_the_call(run, verdict):
     ("I am on 2G now.", (("network", "2g"),), ()),
 ])
 def test_a_state_not_seeming_so_or_improved_on_is_no_current_state(text, states, earlier):
-    from userbench_env.fidelity.text import past_device_states
-
     assert device_states(text) == states and past_device_states(text) == earlier
 
 
@@ -5174,3 +5165,104 @@ def test_another_features_state_in_place_of_the_requested_action_claims_nothing(
     tracker.user_text(4, reply)
     assert _verdicts(tracker, "claims_unexecuted_action") == unexecuted  # (the first claim, the call's, passed)
     assert _verdicts(tracker, "skips_requested_action")[-1:] == [skipped]
+
+
+# -- round 66: "got" of having or receiving and "left" of what remains claim nothing ---------------------------------
+@pytest.mark.parametrize("text, claimed", [
+    ("righto. how long does this usually take? got a job to get to", False),
+    ("It's been like this for hours, I've got calls to make just now.", False),
+    ("No Wi-Fi here, so mobile data is all I've got.", False),
+    ("Paid for a king suite, got a standard double instead.", False),
+    ("Tell me first, how much data I have left this month?", False),
+    ("It's been slow since I left home.", False),
+    # getting a thing into a state, or leaving one as it is, reports an action
+    ("Got my data back on now.", True),
+    ("I left it on like you said.", True),
+    ("got the link, thanks.", True),  # a clause opening with "got the": a thing obtained
+])
+def test_got_of_having_and_left_of_what_remains_claim_nothing(text, claimed):
+    assert claims_done(text) is claimed
+
+
+@pytest.mark.parametrize("reply", [
+    "righto. how long does this usually take? got a job to get to",
+    "fine. btw is there any way to see how much data I have left?",
+])
+def test_a_question_beside_having_or_what_remains_skips_the_request(reply):
+    assert _skip_verdicts(reply) == ["fail"]
+
+
+# -- round 66: a claim naming only what an action performed before acts on reports that action ----------------------
+_PERMISSION_AND_SIM = "[mms_issue]break_app_storage_permission|unseat_sim_card|user_abroad_roaming_disabled_on[PERSONA:Easy]"
+
+
+@pytest.mark.parametrize("asked, reply, unexecuted, skipped", [
+    # the storage permission was granted before; asked to reseat the SIM card, the user reports the grant
+    ("reseat_sim_card", "So the storage permission is sorted. What else could be blocking picture messages?", ["not_applicable"],
+     "fail"),
+    ("reseat_sim_card", "Okay. So the messaging app can use the storage now, that is good. Thank you.", ["not_applicable"],
+     "fail"),
+    # a claim naming what the requested action acts on claims it
+    ("reseat_sim_card", "The SIM card is sorted now, the permission too.", ["fail"], "pass"),
+])
+def test_a_claim_about_an_earlier_action_reports_it_and_skips_the_request(asked, reply, unexecuted, skipped):
+    _, world, tracker = _setup("telecom", _PERMISSION_AND_SIM)
+    _play(tracker, [("agent", GREETING), ("user", "I can't send picture messages."),
+                    ("agent", 'Could you please run grant_app_permission on your side with these arguments: '
+                              '{"app_name": "messaging", "permission": "storage"}?')])
+    _user_call(world, tracker, 1, "grant_app_permission", {"app_name": "messaging", "permission": "storage"})
+    tracker.user_text(1, "Permission granted.")
+    tracker.agent_text(2, f"Could you please run {asked} on your side with these arguments: {{}}?")
+    tracker.user_text(2, reply)
+    assert _verdicts(tracker, "claims_unexecuted_action") == unexecuted
+    assert _verdicts(tracker, "skips_requested_action")[-1:] == [skipped]
+
+
+# -- round 66: a state an action is said not to have brought is no state told ---------------------------------------
+@pytest.mark.parametrize("text, states, earlier", [
+    ("Still No Signal. A bit bummed that didn't bring the signal back, but let's keep going.", (("signal", "off"),), ()),
+    ("So the restart has not brought the service back.", (), ()),
+    ("It won't get my signal back like this, will it", (), ()),
+    ("That brought the signal back!", (("signal", "on"),), ()),  # brought: the state told
+])
+def test_a_state_an_action_did_not_bring_is_not_told(text, states, earlier):
+    assert (device_states(text), past_device_states(text)) == (states, earlier)
+
+
+# -- round 66: a good outcome demanded with "better" reports no check ------------------------------------------------
+@pytest.mark.parametrize("text, checks", [
+    ("aight. ill run a speed test after, it better say excellent lol.", frozenset()),
+    ("This had better be fast now.", frozenset()),
+    ("The speed is much better now.", frozenset({"run_speed_test"})),  # better as improvement: reported
+])
+def test_a_good_outcome_demanded_with_better_reports_no_check(text, checks):
+    assert reported_checks(text) == checks
+
+
+# -- round 66: after the agent says it is done, a check of what the scenario never has the user look at is unrequested
+_NO_SERVICE = "[service_issue]airplane_mode_on|unseat_sim_card[PERSONA:None]"
+
+
+@pytest.mark.parametrize("task, check, verdict", [
+    (_NO_SERVICE, "run_speed_test", "fail"),  # the goal is the signal: nobody needs the speed
+    (_NO_SERVICE, "can_send_mms", "fail"),
+    (_NO_SERVICE, "get_status_bar", None),  # a look at the goal: what "anything else?" may need
+    (_PHONE_TASK, "run_speed_test", None),  # the goal is excellent speed
+    (_PHONE_TASK, "get_status_bar", "fail"),
+])
+def test_a_check_after_done_is_unrequested_unless_the_scenario_has_the_user_look_at_it(task, check, verdict):
+    _, world, tracker = _setup("telecom", task)
+    _play(tracker, [("agent", GREETING), ("user", "My phone is not working."),
+                    ("agent", "Your request has been taken care of. Is there anything else I can help you with?")])
+    _user_call(world, tracker, 1, check)
+    tracker.user_text(1, "Thanks, that is all. ###STOP###")
+    assert [v for v in _verdicts(tracker, "unrequested_action") if v != "not_applicable"] == ([verdict] if verdict else [])
+
+
+def test_the_checks_a_scenario_has_the_user_look_at():
+    from userbench_env.fidelity.text import goal_checks, scenario_text
+
+    assert goal_checks("You will consider the issue resolved when the status bar shows that you have signal.\n"
+                       "If the agent asks if you are able to send an MMS message, always ground your response on the "
+                       "results of the `can_send_mms` tool call.") == {"get_status_bar"}
+    assert goal_checks(scenario_text(load_task("telecom", _PHONE_TASK, source="tau2").blueprint)) == {"run_speed_test"}

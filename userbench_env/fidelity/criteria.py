@@ -39,6 +39,7 @@ from userbench_env.fidelity.text import (
     DEVICE_TOOL_WORDS,
     copied_sentences,
     gives_details_up_front,
+    goal_checks,
     manner_note,
     normalize,
     request_sentences,
@@ -375,7 +376,9 @@ def from_blueprint(
         criteria.append(_criterion("unrequested_action", "goal_deviation/unrequested_action",
                                    "The user calls a tool only when the agent asked for that action or an answer to the "
                                    "agent needs it.",
-                                   applies_when="tool_call", tools=tools, mutating=mutating))
+                                   applies_when="tool_call", tools=tools, mutating=mutating,
+                                   # the checks of what the scenario has the user look at
+                                   goal_checks=sorted(goal_checks(scenario_text(blueprint)))))
     criteria.append(_criterion("breaks_character", "goal_deviation/breaks_character",
                                "The user stays the customer: never speaks as the agent (offering help, doing the "
                                "agent's part) or about being an AI, a chatbot or a simulator."))

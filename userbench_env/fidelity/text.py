@@ -879,13 +879,19 @@ _WANTED = re.compile(r"\b(?:help(?: me)?(?: (?:to|with|in))?(?: (?:get|getting|b
                      r"|(?:to|can|could|will|'ll|would|'d|should|might|may|must) (?:get|bring|restore))(?: my| the| back)? $")
 
 
+#: A bringing denied just before a state ("that didn't bring the signal back", "it has not brought the
+#: service back"): the state did not come; none is told, now or before.
+_NOT_BROUGHT = re.compile(r"\b(?:did|has|have|does|do|would|could|will|wo|ca)(?:n['\u2019]?t| not) (?:\w+ )?"
+                          r"(?:bring|brought|get|got|gotten|restore|restored|give|gave|given)(?: me)?(?: my| the)? $")
+
+
 def _unasserted(text: str, start: int, end: int) -> bool:
     """True when the state at ``text[start:end]`` is not asserted: asked (:func:`_asked`), wanted
-    (:data:`_WANTED`), or hoped for, wished, expected or put as a condition earlier in its clause
-    (:data:`_HOPED`)."""
+    (:data:`_WANTED`), denied to have come (:data:`_NOT_BROUGHT`), or hoped for, wished, expected
+    or put as a condition earlier in its clause (:data:`_HOPED`)."""
     if _asked(text, start, end):
         return True
-    if _WANTED.search(text, max(0, start - 40), start) is not None:
+    if any(p.search(text, max(0, start - 40), start) is not None for p in (_WANTED, _NOT_BROUGHT)):
         return True
     if not any(gate in text for gate in _HOPE_GATES):
         return False
@@ -1233,14 +1239,13 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 #: A clause saying the outcome is not (yet) good ("stopped going through", "now nothing goes
 #: through", "anything with a picture refuses to go through"), or only hoping for it, expecting
-#: it, wanting it (as a purpose too: "so I can send
-#: pictures again", or what one would have liked to see: "I would have liked a speed test saying
-#: excellent"), demanding it ("it had better be faster"), assuming or trusting it or taking the
-#: agent's word for it ("I'll take it MMS goes through now", "I trust that it goes through this
-#: time", not "trust me, it goes through now"; "my criterion is a speed test that says
-#: excellent", "excellent speed is what I'm after", "I'll hold you to excellent"), counting on it
-#: ("I'm counting on the internet being excellent now"), naming it as
-#: what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it ahead
+#: it, wanting it (as a purpose too: "so I can send pictures again", or what one would have liked
+#: to see: "I would have liked a speed test saying excellent"), demanding it ("it had better be
+#: faster", "it better say excellent"), assuming or trusting it or taking the agent's word for it
+#: ("I'll take it MMS goes through now", "I trust that it goes through this time", not "trust me,
+#: it goes through now"; "my criterion is a speed test that says excellent", "excellent speed is
+#: what I'm after", "I'll hold you to excellent"), counting on it ("I'm counting on the internet
+#: being excellent now"), naming it as what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it ahead
 #: ("I'll check the speed later", "I shall send it now"), or naming it as what a check to come is
 #: for ("I'll run a speed test to make sure it's excellent", "to confirm I'm getting excellent
 #: speed").
@@ -1250,7 +1255,7 @@ _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"stop(?:ped|s)?|fail\w*|refus\w*|hop(?:e|es|ed|ing|efully)|inshallah|god willing|fingers crossed|should|must|will|shall|probably|presumably|apparently|"
                        rf"assum\w*|suppose|trust(?:s|ed|ing)?(?! me\b)|{_COUNTING_ON}|when|whenever|consider|"
                        r"guess|take it|take your word|you say|you said|says you|want|wants|need|needs|until|unless|once|"
-                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|so (?:that )?(?:i|we) can|"
+                       r"criterion|goal|expect|aim|maybe|perhaps|might|(?:would|'d) (?:\w+ ){0,2}?(?:like|love)d?|better be|(?:it|this|that|they|you)(?: had|'d)? better|so (?:that )?(?:i|we) can|"
                        r"what (?:i|we)(?:'m|'re| am| are) (?:after|looking for|going for|shooting for)|hold (?:you|them|it) to|"
                        r"accept\w*|settle for|(?:okay|ok|fine|good enough) (?:for|with|by) (?:me|us))\b"
                        r"|n't\b|'ll\b")
@@ -1281,6 +1286,28 @@ _CLAUSE = re.compile(r"(?:[^.!?;\n\u2014\u2013-]|-(?! ))+[.!?;\n\u2014\u2013-]?"
 
 #: The user tools that check an outcome (:data:`_CHECK_OUTCOMES`).
 CHECK_TOOLS: frozenset[str] = frozenset(tool for tool, _ in _CHECK_OUTCOMES)
+
+#: What a check looks at, by the user tool that checks it, as a scenario names it: the speed, a
+#: picture message, the signal in the status bar.
+_CHECKED: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("run_speed_test", re.compile(r"\bspeed\b")),
+    ("can_send_mms", re.compile(r"\bmms\b|\bpicture messages?\b|\bmultimedia\b")),
+    ("get_status_bar", re.compile(r"\bstatus bar\b|\bsignal\b|\bservice\b")),
+)
+#: The checks :func:`goal_checks` reads a scenario for.
+GOAL_CHECK_TOOLS: frozenset[str] = frozenset(tool for tool, _ in _CHECKED)
+
+
+def goal_checks(scenario: str) -> frozenset[str]:
+    """The checks of :data:`_CHECKED` whose matter a sentence of ``scenario`` names without naming
+    the check's tool: what its goal or its instructions have the user look at ("You will consider
+    the issue resolved when the status bar shows that you have signal": ``get_status_bar``), not
+    what a general rule on grounding answers in tool results names ("If the agent asks if you are
+    able to send an MMS message, ground your response on the `can_send_mms` tool call")."""
+    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", scenario.lower()) if s.strip()]
+    return frozenset(tool for tool, matter in _CHECKED
+                     if any(matter.search(s) and tool not in s for s in sentences))
+
 
 #: Every user tool some device state is the outcome of.
 STATE_TOOLS: frozenset[str] = frozenset().union(*_STATE_TOOLS.values())
@@ -1331,14 +1358,17 @@ _NOT_ACTIONS = (
     r"like|love|prefer|decide|plan|worry|mention|say|tell|explain|understand|learn|remember|forget|miss|see|feel|"
     r"know|wish|wait|suspect|imagine|appreciate)"
 )
+#: "got" reporting an action: getting rid of a thing, or getting one into a state ("I got rid of the VPN",
+#: "got my data back on", "we got the network switched"). Any other "got" has or receives: "I've got calls to
+#: make", "got a job to get to", "mobile data is all I've got", "paid for a suite, got a standard double"
+#: (save a clause opening with "got the", a thing obtained: see :data:`GENERIC_CLAIM`).
+_GOT_DONE = r"got(?=\s+rid\b|\s+(?:the|my|our)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:[a-z]+ed|done|off|on|back|working|going|sorted|fixed)\b)"
+#: "left" reporting an action: a thing left as it is ("I left it on", "left the wifi off"); with nothing
+#: left, it is what remains ("how much data I have left this month?") or a leaving ("since I left home").
+_LEFT_DONE = r"left(?=\s+(?:it|that|them|the|my|our)\b)"
 #: Past forms reporting an action (regular "-ed" forms, and the irregular ones).
-_DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|got|" \
-             r"began|begun|brought|kept|left|held|stuck|finished|swapped|paid)"
-#: What follows "got" when it means having, not doing ("I've got a meeting", "we've got to go"): a
-#: determiner, a quantity ("I've got years of photos on here") or where it came from ("what I've got from
-#: last summer").
-_HAVING = (r"a|an|to|no|some|my|our|the|two|three|one|nothing|loads|lots|plenty|kids|work|years|months|weeks|days|"
-           r"hundreds|thousands|dozens|so|too|enough|from")
+_DONE_VERB = r"(?:[a-z][a-z-]*(?<!e)ed|did|done|made|put|set|ran|took|taken|gave|given|let|hit|shut|cut|sent|reset|went|gone|" \
+             rf"{_GOT_DONE}|began|begun|brought|kept|{_LEFT_DONE}|held|stuck|finished|swapped|paid)"
 #: Words that never name an action reported done with "done" alone (persons, verbs, hedges).
 _NOT_AN_ACTION_NAME = (r"(?:i|me|we|us|you|u|they|he|she|it|almost|nearly|half|well|when|if|once|until|after|before|be|been|being|"
                        r"get|gets|getting|got|is|are|r|am|was|were|not|never|nothing|have|has|had|will|can|should|could|would)")
@@ -1363,15 +1393,16 @@ GENERIC_CLAIM = re.compile(
     r"(?<!could )(?<!would )(?<!shall )(?<!do )(?<!are )(?<!were )"
     r"\b(?:i|we)(?:'ve|\u2019ve| have| had)?(?:\s+(?:just|already|now|finally|also|quickly|successfully|actually|then|"
     r"gone ahead and|went ahead and|both|even|literally|definitely))*\s+"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!got (?:{_HAVING})\b){_DONE_VERB}\b(?! (?:not|never)\b)"
+    rf"(?!(?:{_NOT_ACTIONS})\b){_DONE_VERB}\b(?! (?:not|never)\b)"
     # the participle that is also a present, after its auxiliary ("I've run that one too", "we have just run it"; not
     # running into, out of or through something: "I've run into money trouble")
     r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)(?:'ve|\u2019ve| have| had)"
     r"(?:\s+(?:just|already|now|also|finally|successfully|actually|then))*\s+run\b"
     r"(?! (?:into|out|through|across|low|short|late|over)\b)"
+    # (a clause opening with "got the" reports a thing obtained: "got the link, thanks")
     r"|(?:^|(?<=[.!?;,:\n\u2013\u2014])|(?<=\s-))\s{0,8}+(?:(?:ok(?:ay)?|alright|all right|sure thing|sure|yes|yep|yeah|yup|um+|uh+|hmm+|so|well|right|k|"
     r"cool|great|there|and|now|fine|just|aaand|phew|whew)\W{1,4}+){0,4}+"
-    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b){_DONE_VERB}\b{_NOT_ITS_QUESTION}"
+    rf"(?!(?:{_NOT_ACTIONS})\b)(?!let\b|set\b|left\b|put\b|hit\b|kept\b|held\b)(?:{_DONE_VERB}|got(?= the\b))\b{_NOT_ITS_QUESTION}"
     # a second past action joined to a first-person clause, its object the thing the first named
     # ("I found the Data Saver thing and switched it off")
     r"|(?<!\bif )(?<!when )(?<!once )(?<!unless )(?<!until )(?<!before )\b(?:i|we)\b[^.!?\n]{0,60}?\band (?:then )?"

@@ -12,12 +12,13 @@ from typing import Any
 
 from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.language import clauses, content_stems, question_clauses
-from userbench_env.fidelity.outcomes import hands_over
+from userbench_env.fidelity.outcomes import hands_over, reports_done
 from userbench_env.fidelity.text import (
     asks,
     claimed_actions,
     claims_done,
     device_states,
+    GOAL_CHECK_TOOLS,
     lowered as lower,
     CHECK_TOOLS,
     past_device_states,
@@ -28,7 +29,7 @@ from userbench_env.fidelity.text import (
     STATE_TOOLS,
     ToolMentions,
 )
-from userbench_env.fidelity.rules.base import _NOTHING, register_rule, Rule
+from userbench_env.fidelity.rules.base import _NOTHING, _SENTENCES, register_rule, Rule
 from userbench_env.tasks.extract import requested_kinds
 
 
@@ -119,6 +120,18 @@ def requested_outcome(text: str, requested: frozenset[str]) -> bool:
             and not says_not_done(text))
 
 
+def reports_performed(text: str, performed: frozenset[str], requested: frozenset[str]) -> bool:
+    """True when every sentence of ``text`` claiming something done without naming an action
+    (:func:`~userbench_env.fidelity.text.claims_done`) names what a ``performed`` tool acts on
+    and nothing a ``requested`` one acts on (:func:`_matter`): "so the storage permission is
+    sorted", asked to reseat the SIM card after granting the permission, reports the grant
+    done before, no claim of the requested action."""
+    done = [sentence for sentence in _SENTENCES.findall(lower(text)) if claims_done(sentence)]
+    before = frozenset().union(*map(_matter, performed))
+    asked = frozenset().union(*map(_matter, requested))
+    return bool(done) and all(content_stems(s) & before and not content_stems(s) & asked for s in done)
+
+
 #: Prefixes of the user tools that switch a feature to the other state: their result implies the state before.
 _SWITCHES = ("toggle_", "connect_", "disconnect_", "grant_")
 
@@ -178,7 +191,9 @@ class UnexecutedAction(_Requests, _Observed):
     or a device state reported without a question that a requested tool sets ("the VPN's
     off", asked to disconnect it), fails when the agent's latest text asked for a user tool
     and no user tool ran since; the state of another feature ("the Data Saver sign is gone",
-    asked to toggle roaming) reports the phone, no claim of the requested action. Beside a
+    asked to toggle roaming) reports the phone, no claim of the requested action, and so does a
+    claim naming only what an action performed before acts on ("so the storage permission is
+    sorted", asked to reseat the SIM card: :func:`reports_performed`). Beside a
     named action, a claim naming no action is the named action's ("I already gave the storage
     permission"), unless it reports a state a requested tool sets. Applies when a claim is made.
     """
@@ -203,8 +218,10 @@ class UnexecutedAction(_Requests, _Observed):
         # a claim naming no action needs a request; beside a named action ("I gave the storage permission
         # already") it is that action's, unless it reports the state a requested action sets; a state
         # alone claims the requested action only when that action sets it
-        generic = bool(self.requested) and claims and (requested_outcome(text, self.requested)
-                                                       or (not claimed and claims_done(text)))
+        generic = bool(self.requested) and claims and (
+            requested_outcome(text, self.requested)
+            or (not claimed and claims_done(text)
+                and not reports_performed(text, frozenset(self.feed.called_at), self.requested)))
         if not claimed and not generic:
             return
         called_at = self.feed.called_at
@@ -319,7 +336,8 @@ class SkippedAction(_Requests):
     engagement. A reply claiming the requested action done (by name, or generically:
     :func:`~userbench_env.fidelity.text.claims_done`) passes: a false claim is
     ``claims_unexecuted_action``'s failure, not a skip (but a claim naming only other
-    actions, all performed before, reports those: "but I paid the bill already"), and so
+    actions, all performed before, reports those: "but I paid the bill already", as does one
+    naming only what they act on: "so the storage permission is sorted", :func:`reports_performed`), and so
     does the state the requested action leaves, reported ("roaming's on now",
     :func:`requested_outcome`); another device state reported instead, "still no service",
     is no claim of the action, and a reply that declines the requested action
@@ -337,7 +355,7 @@ class SkippedAction(_Requests):
         if self.requested:
             requested, self.requested = self.requested, frozenset()
             if not called and not declines(text, self.request_words) and (
-                    (claims_done(text) and not says_not_done(text) and not self._reports_earlier(text))
+                    (claims_done(text) and not says_not_done(text) and not self._reports_earlier(text, requested))
                     or claimed_actions(text, requested) or requested_outcome(text, requested)):
                 self.settle_all(turn, False)  # a claim of the requested action: claims_unexecuted_action's to judge
                 return
@@ -347,12 +365,16 @@ class SkippedAction(_Requests):
                                     and not MOVES_ON.search(q) for q in questions)
             self.settle_all(turn, not engaged)
 
-    def _reports_earlier(self, text: str) -> bool:
+    def _reports_earlier(self, text: str, requested: frozenset[str]) -> bool:
         """True when the actions ``text`` claims by name were all performed before ("but I paid
-        the bill already", when asked to reseat the SIM card after paying it): a report of what
-        the user did (a claim naming a requested action is read as one by the caller)."""
+        the bill already", when asked to reseat the SIM card after paying it), or, naming none,
+        its claims name only what performed actions act on, none of the ``requested`` ones
+        (:func:`reports_performed`): a report of what the user did (a claim naming a requested
+        action is read as one by the caller)."""
         named = claimed_actions(text, self.tools)
-        return bool(named) and named <= self.feed.called_at.keys()
+        if named:
+            return named <= self.feed.called_at.keys()
+        return reports_performed(text, frozenset(self.feed.called_at), requested)
 
 
 #: A question about how to perform a requested action: what it means, which one, how or
@@ -447,21 +469,30 @@ class UnrequestedAction(_Requests):
     yet and the agent only greeted it (:func:`only_greets`: it asked why the user calls,
     which the scenario tells), or the agent's latest text hands the user over
     (:func:`~userbench_env.fidelity.outcomes.hands_over`: "I am transferring you to a human
-    agent now", whose only answer is to go). Decided at the user's next text; applies when
-    a user tool is called."""
+    agent now", whose only answer is to go), or the agent's latest text says the request is
+    done (:func:`~userbench_env.fidelity.outcomes.reports_done`) and the check looks at what
+    the scenario never has the user look at (``params["goal_checks"]``, see
+    :func:`~userbench_env.fidelity.text.goal_checks`: a speed test when the goal is the signal;
+    a look at the goal is what "anything else?" may need). Decided at the user's next text;
+    applies when a user tool is called."""
 
     name = "unrequested_action"
     tools_param = "mutating"
 
     @classmethod
-    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions]:
-        """(the state-changing tools, mentions of every user tool)."""
+    def compile(cls, criteria: list[Criterion]) -> tuple[list[str], ToolMentions, frozenset[str]]:
+        """(the state-changing tools, mentions of every user tool, the checks the scenario has no
+        use for: of :data:`~userbench_env.fidelity.text.GOAL_CHECK_TOOLS`, those no criterion's
+        ``goal_checks`` lists; none when a criterion does not say)."""
         mutating, _ = super().compile(criteria)
-        return mutating, ToolMentions({t for c in criteria for t in c.params.get("tools", [])})
+        said = [c.params["goal_checks"] for c in criteria if "goal_checks" in c.params]
+        unneeded = GOAL_CHECK_TOOLS - frozenset().union(*map(frozenset, said)) if said and len(said) == len(criteria) else _NOTHING
+        return mutating, ToolMentions({t for c in criteria for t in c.params.get("tools", [])}), unneeded
 
     def start(self) -> None:
         super().start()
         self._mutating = frozenset(self.tools)
+        self._unneeded = self.compiled[2]
         self._calls_read = 0
         self._answered: set[tuple[int, str]] = set()  # (agent text clock, call) pairs: a request licenses one such call
 
@@ -477,9 +508,10 @@ class UnrequestedAction(_Requests):
             asked = asks_for_call(latest, call.name, tuple(str(v).lower() for v in _leaves(call.arguments)))
             if call.name not in self._mutating:  # a check (or a name no tool has: it changes nothing either)
                 done = frozenset(c.name for at_call, c, _ in calls if at < at_call < clock)  # run since the request
-                # (or only the greeting, to a user that has said nothing yet; or a handover)
+                # (or only the greeting, to a user that has said nothing yet; or a handover; or done, and the check past the goal)
                 if not asked and (wants_something_else(self._mentions, latest, call.name, done) or hands_over(latest)
-                                  or only_greets(latest) and not any(said_at < clock for said_at, _ in self.feed.user)):
+                                  or only_greets(latest) and not any(said_at < clock for said_at, _ in self.feed.user)
+                                  or call.name in self._unneeded and reports_done(latest)):
                     self.settle_all(turn, True)
                 continue
             key = (at, f"{call.name}{sorted(call.arguments.items())!r}")
