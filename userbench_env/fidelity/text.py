@@ -1245,10 +1245,10 @@ _CHECK_OUTCOMES: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: ("I'll take it MMS goes through now", "I trust that it goes through this time", not "trust me,
 #: it goes through now"; "my criterion is a speed test that says excellent", "excellent speed is
 #: what I'm after", "I'll hold you to excellent"), counting on it ("I'm counting on the internet
-#: being excellent now"), naming it as what one accepts ("only excellent is okay for me", "I won't settle for less"), putting it ahead
-#: ("I'll check the speed later", "I shall send it now"), or naming it as what a check to come is
-#: for ("I'll run a speed test to make sure it's excellent", "to confirm I'm getting excellent
-#: speed").
+#: being excellent now"), naming it as what one accepts ("only excellent is okay for me", "I won't
+#: settle for less"), putting it ahead ("I'll check the speed later", "I shall send it now"), or
+#: naming it as what a check to come is for ("I'll run a speed test to make sure it's excellent",
+#: "to confirm I'm getting excellent speed").
 _NOT_GOOD = re.compile(r"\b(?:not|never|no|nothing|none|nobody|neither|nor|"
                        r"won'?t|can'?t|cannot|didn'?t|doesn'?t|isn'?t|wasn'?t|still|yet|if|whether|try|"
                        r"make sure|ensure|confirm|verify|see if|"
@@ -1304,7 +1304,7 @@ def goal_checks(scenario: str) -> frozenset[str]:
     the issue resolved when the status bar shows that you have signal": ``get_status_bar``), not
     what a general rule on grounding answers in tool results names ("If the agent asks if you are
     able to send an MMS message, ground your response on the `can_send_mms` tool call")."""
-    sentences = [s for s in re.split(r"(?<=[.!?])\s+|\n+", scenario.lower()) if s.strip()]
+    sentences = _split(scenario.lower())
     return frozenset(tool for tool, matter in _CHECKED
                      if any(matter.search(s) and tool not in s for s in sentences))
 

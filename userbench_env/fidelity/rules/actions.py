@@ -485,8 +485,8 @@ class UnrequestedAction(_Requests):
         use for: of :data:`~userbench_env.fidelity.text.GOAL_CHECK_TOOLS`, those no criterion's
         ``goal_checks`` lists; none when a criterion does not say)."""
         mutating, _ = super().compile(criteria)
-        said = [c.params["goal_checks"] for c in criteria if "goal_checks" in c.params]
-        unneeded = GOAL_CHECK_TOOLS - frozenset().union(*map(frozenset, said)) if said and len(said) == len(criteria) else _NOTHING
+        unneeded = (GOAL_CHECK_TOOLS - {t for c in criteria for t in c.params["goal_checks"]}
+                    if all("goal_checks" in c.params for c in criteria) else _NOTHING)
         return mutating, ToolMentions({t for c in criteria for t in c.params.get("tools", [])}), unneeded
 
     def start(self) -> None:
