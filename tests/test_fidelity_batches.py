@@ -300,7 +300,17 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b353": {"gptstyle489": 2415, "angoche": 2416, "gptstyle490": 2417, "farafangana": 2418},
          "b354": {"gptstyle491": 2419, "montepuez": 2420, "gptstyle492": 2421, "sambava": 2422},
          "b355": {"gptstyle493": 2423, "chokwe": 2424, "gptstyle494": 2425, "ihosy": 2426},
-         "b356": {"gptstyle495": 2427, "vilankulo": 2428, "gptstyle496": 2429, "maroantsetra": 2430}}
+         "b356": {"gptstyle495": 2427, "vilankulo": 2428, "gptstyle496": 2429, "maroantsetra": 2430},
+         "b357": {"gptstyle497": 2431, "moatize": 2432, "gptstyle498": 2433, "ambatondrazaka": 2434},
+         "b358": {"gptstyle499": 2435, "cuamba": 2436, "gptstyle500": 2437, "miandrivazo": 2438},
+         "b359": {"gptstyle501": 2439, "mutsamudu": 2440, "gptstyle502": 2441, "fomboni": 2442},
+         "b360": {"gptstyle503": 2443, "curepipe": 2444, "gptstyle504": 2445, "mahebourg": 2446},
+         "b361": {"gptstyle505": 2447, "quatrebornes": 2448, "gptstyle506": 2449, "goodlands": 2450},
+         "b362": {"gptstyle507": 2451, "saintdenis": 2452, "gptstyle508": 2453, "saintpierre": 2454},
+         "b363": {"gptstyle509": 2455, "rosebelle": 2456, "gptstyle510": 2457, "triolet": 2458},
+         "b364": {"gptstyle511": 2459, "souillac": 2460, "gptstyle512": 2461, "moka": 2462},
+         "b365": {"gptstyle513": 2463, "portlouis": 2464, "gptstyle514": 2465, "chamarel": 2466},
+         "b366": {"gptstyle515": 2467, "rodrigues": 2468, "gptstyle516": 2469, "vacoas": 2470}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

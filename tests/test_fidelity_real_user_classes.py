@@ -4845,7 +4845,7 @@ def test_the_generation_an_improvement_improves_on_was_seen_before():
 
 # -- round 61: a sum with its cents said to be what something comes to is an amount --------------------------------
 @pytest.mark.parametrize("text, money", [
-    ("3646.68? I thought it would be 4112.50. Fine.", {"4112"}),
+    ("3646.68? I thought it would be 4112.50. Fine.", {"3646", "4112"}),  # (round 67: any sum with its cents)
     ("So the total is 1,288.65, right", {"1288"}),
     ("My data usage is 120.50 GB.", set()),
     ("It is 10.30 here.", set()),  # a clock time, no three digits before the point
@@ -5266,3 +5266,68 @@ def test_the_checks_a_scenario_has_the_user_look_at():
                        "If the agent asks if you are able to send an MMS message, always ground your response on the "
                        "results of the `can_send_mms` tool call.") == {"get_status_bar"}
     assert goal_checks(scenario_text(load_task("telecom", _PHONE_TASK, source="tau2").blueprint)) == {"run_speed_test"}
+
+
+# -- round 67: a sum written with its cents, or named by what it is to the account, without a currency --------------
+@pytest.mark.parametrize("text, money", [
+    ("ok 918.43. plus the 45.99 back from the hose cancel yeah?", {"918", "45"}),
+    ("My receipts say 1,046.20 for the five items. Please check again.", {"1046"}),
+    ("that was the 86.40 grocery one, cash back should be 3 percent there.", {"86"}),
+    ("wait done already? ok so thats the 480 extra on my card then", {"480"}),
+    ("done? extra is 850 total then, yes?", {"850"}),
+    ("Last time roaming cost me 120 euros on the bill.", {"120"}),
+    ("my card has only USD 1150 credit left", {"1150"}),
+    # the same shapes that tell a time, a day and month, a unit or a thing counted
+    ("Can we talk at 14.30 on 17.05?", set()),
+    ("I get 20 extra minutes of calls.", set()),
+    ("The app has 4.50 stars and my speed is 45.67 Mbps.", set()),
+])
+def test_a_sum_with_cents_or_named_as_extra_or_back_is_an_amount(text, money):
+    from userbench_env.fidelity.language import amounts
+
+    assert amounts(text) == money
+
+
+@pytest.mark.parametrize("reply, verdict", [
+    ("So I get 389.97 back on my card?", "fail"),  # nobody said 389.97
+    ("So I get 68.00 back on my card?", "pass"),  # the refund the agent told
+])
+def test_a_sum_with_cents_nobody_gave_is_invented(reply, verdict):
+    assert _invented("44", [("user", "Hi, I need to cancel a trip I booked."),
+                            ("agent", "I can look into that. The refund would be 68."),
+                            ("user", reply)]) == [verdict]
+
+
+# -- round 67: an item named with what holds it ("the zip code of my home address") is that item ----------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("The zip code of my home address is 85018.", "pass"),  # the scenario's address: 4725 Camelback Road, ... AZ 85018
+    ("The zip code of my home address is 85019.", "fail"),
+])
+def test_an_item_named_with_what_holds_it_is_that_item(answer, verdict):
+    assert labelled_values(answer) == (("zip", answer[-6:-1]),)
+    _, _, tracker = _setup("banking", "task_086")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with several disputed transactions."),
+                    ("agent", "Could you please tell me your zip code?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 67: a word of exactness before a value opens it ------------------------------------------------------------
+@pytest.mark.parametrize("closing, verdict", [
+    ("Thank you. Please make sure the name reads exactly Mei Garcia. That's all. ###STOP###", "pass"),
+    ("Thank you. Please make sure the name reads exactly Mei Garcias. That's all. ###STOP###", "fail"),
+])
+def test_a_word_of_exactness_before_a_value_is_not_part_of_it(closing, verdict):
+    assert _invented("40", [("user", "I need to change a passenger name on my reservation: from Mei Lee to Mei Garcia."),
+                            ("agent", DONE), ("user", closing)]) == [verdict]
+
+
+# -- round 67: where the feature is ("the wifi at home") may come between it and its state ---------------------------
+@pytest.mark.parametrize("text, states", [
+    ("It says Data Saver Mode is now OFF. And the wifi at home is connected now too, so that should help, no?",
+     (("data saver", "off"), ("wifi", "on"))),
+    ("My Wi-Fi at home is connected fine though, so it's only the mobile side.", (("wifi", "on"),)),
+    ("The wifi here is off.", (("wifi", "off"),)),
+    ("I am at home now, and the data at home is slow.", ()),  # no state word after the place
+])
+def test_where_a_feature_is_may_come_between_it_and_its_state(text, states):
+    assert device_states(text) == states

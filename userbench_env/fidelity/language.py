@@ -924,8 +924,13 @@ _LABEL = re.compile(
     r"(?:phone|cell|mobile)(?: number)?|date of birth|dob|birthday|birth ?date|"
     r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name|"
     r"(?:error|case|reference|ref|ticket) (?:code|number|no\.?|#))"
+    # (what holds the item may follow its name: "the zip code of my home address is 85018" gives the zip code)
+    r"(?: of (?:my|the|our|your|this|that)(?: (?:home|work|old|new|current|shipping|billing|mailing|street|default))?"
+    r" (?:address|account|profile|order|reservation|booking|card))?"
     r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
-    r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*[\"']?\s*|[^\S\n]*(?=[#\w-]*\d))"
+    r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*"
+    # (a word of exactness opens the value, not part of it: "the name reads exactly Mei Garcia")
+    r"(?:(?:exactly|precisely|simply|just|literally)\s+)?[\"']?\s*|[^\S\n]*(?=[#\w-]*\d))"
 )
 #: Where a labelled value ends: punctuation, a dash ("user id is kim_d_67 — hope that helps"),
 #: a sentence end, a colon before what follows ("80273: eight, zero, ..." reads it out), a
@@ -1375,7 +1380,8 @@ def years(text: str) -> frozenset[str]:
 
 
 #: (A bare run of digits and commas is read from its first digit only: linear in the run.)
-_MONEY = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars?|usd|bucks|quid)\b")
+_MONEY = re.compile(r"(?:\$|\busd|\beur|\u20ac|\xa3)\s?(\d[\d,]*)(?:\.(\d{1,2}))?(k\b)?"
+                    r"|(?<![\d,])(\d[\d,]*)(?:\.(\d{1,2}))?(k)?\s?(?:dollars?|usd|bucks|quid|euros?|eur)\b")
 
 
 #: A sum named as what was paid or charged, without a currency ("I paid 412 for this", "they
@@ -1390,17 +1396,39 @@ _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me|
 #: The same sum named before the paying ("under the 259.99 I paid", "the 80 we spent on it"): two digits at least
 #: (a count, "the 2 I paid for", is too short to be read as money).
 _SUM_PAID = re.compile(r"(?<![\d,.$])(\d{2,}(?:,\d{3})*)(?:\.\d{1,2})? (?:that |which )?(?:i|we) (?:paid|spent)\b")
-#: A sum with its cents, without a currency, said to be what something is or comes to ("I thought it would be
-#: 4112.50", "the total is 1,288.65"): three digits at least before the cents, no unit after them.
-_SUM_STATED = re.compile(r"\b(?:be|is|was|were|comes to|came to|totals?|total of)\s+(\d{3,}|\d{1,3}(?:,\d{3})+)\.\d{2}\b"
-                         r"(?!\d|\.\d|\s*(?:%|percent|gb|mb|kb|gigs?|megs?|hours?|minutes?|days?|miles?|km)\b)")
+#: A sum written with its cents and no currency ("I thought it would be 4112.50", "the 45.99 back", "my receipt
+#: said 249.99", "1,046.20 for the five items"): two digits of dollars at least, no unit after the cents (see
+#: :func:`_sums_with_cents` for the clock times and dates that share its shape).
+_SUM_WITH_CENTS = re.compile(r"(?<![\w$.,:/#-])(\d{1,3}(?:,\d{3})+|\d{2,})\.(\d{2})(?!\d|\.\d|,\d)"
+                             r"(?!\s*(?:%|percent|gb|mb|kb|gigs?|megs?|mbps|gbps|hours?|hrs?|minutes?|mins?|days?|miles?|km|kg|"
+                             r"lbs?|am|pm|a\.m|p\.m|h|stars?|ghz|mhz|mp|x)\b)")
+
+
+#: A sum of two digits at least named by what it is to the account, without a currency ("the 480 extra on my
+#: card", "extra is 850 total then", "the 389 back"): no unit or thing counted after it ("20 extra minutes").
+_SUM_NAMED = re.compile(r"(?<![\w$.,:/#-])(\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d{2})?\s+(?:extra|back|total|refund(?:ed)?|credit(?:ed)?)\b"
+                        r"(?!\s+(?:gb|mb|gigs?|megs?|hours?|minutes?|mins?|days?|weeks?|months?|years?|miles?|points?|items?|"
+                        r"pieces?|bags?|seats?|passengers?|nights?|texts?|messages?|calls?)\b)")
+
+
+def _sums_with_cents(low: str) -> set[tuple[int, str]]:
+    """Where ``low`` (lower-cased) writes a :data:`_SUM_WITH_CENTS`, with its whole-dollar digits;
+    not one that may be a clock time or a day and month ("at 10.30", "on 17.05"): dollars and
+    cents within an hour's and a minute's range, or a day's and a month's."""
+    found = set()
+    for m in _SUM_WITH_CENTS.finditer(low):
+        dollars, cents = int(m.group(1).replace(",", "")), int(m.group(2))
+        if not ((dollars <= 23 and cents <= 59) or (dollars <= 31 and 1 <= cents <= 12)):
+            found.add((m.start(1), str(dollars)))
+    return found
 
 
 @lru_cache(maxsize=_CACHE)
 def amounts(text: str) -> frozenset[str]:
     """The money amounts ``text`` writes ("$349", "about 200 dollars", "50 dollar", "340 quid", "$1,000.50", "$250k",
-    "I paid 412 for it", "the 259.99 I paid", "I thought it would be 4112.50": :data:`_PAID_SUM`, :data:`_SUM_PAID`,
-    :data:`_SUM_STATED`), as their whole-dollar digits ("349", "200", "1000", "250000", "412", "4112")."""
+    "I paid 412 for it", "the 259.99 I paid", "I thought it would be 4112.50", "the 480 extra on my card", "120
+    euros", "USD 1150": :data:`_PAID_SUM`, :data:`_SUM_PAID`, :data:`_SUM_NAMED`, :data:`_SUM_WITH_CENTS`), as their
+    whole-dollar digits ("349", "200", "1000", "250000", "412", "4112")."""
     return frozenset(value for _, value in _amounts_in_order(text))
 
 
@@ -1411,9 +1439,9 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
     low = text.lower()
     money = {(m.start(), (m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else ""))
              for m in _MONEY.finditer(low)}
-    paid = {(m.start(1), m.group(1).replace(",", ""))
-            for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low), *_SUM_STATED.finditer(low))}
-    return sorted(money | paid)
+    paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
+    named = {(m.start(1), m.group(1).replace(",", "")) for m in _SUM_NAMED.finditer(low)}
+    return sorted(money | paid | named | _sums_with_cents(low))
 
 
 #: An amount said to be about so much ("almost 2000 dollars", "about $1,900", "roughly 300 bucks").

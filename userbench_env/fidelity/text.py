@@ -693,7 +693,8 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: checking between: "not the data saver, I made sure that's off"; an adverb or the speaker's seeing before
 #: "is": "roaming also is on", "the roaming I can see is on"), a negation (which flips it),
 #: adverbs (any "-ly" word, however spelled: "definately"; not a hedge or a habit,
-#: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off"),
+#: :data:`_HEDGE_OR_HABIT`), a state word; where the feature is may come between ("roaming on my phone is off", "the
+#: wifi at home is connected"),
 #: and a filler after its name ("that data saver thing is on", "wi-fi itself is connected"); "stay" is a
 #: dialect's "is" ("roaming stay on"); the one who set it may follow the feature ("wifi I turned off").
 #: "On" before a determiner or a device starts a phrase, not a state ("data's on the fritz", "wifi's on my
@@ -704,7 +705,8 @@ _HEDGE_OR_HABIT = r"probably|possibly|likely|supposedly|apparently|presumably|ho
 #: come back on"), and an icon's state by its showing ("the little plane lit up", "has appeared").
 _STATE_AFTER = re.compile(
     r"(?:\s+(?:radio|mode|enabled|status|switch|setting|icon|toggle|option|feature|button|symbol|indicator|thing|thingy))?"
-    r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset))?(?:\s+itself)?\s*"
+    r"(?:\s+on (?:(?:my|the) )?(?:phone|device|mobile|handset)|\s+at (?:home|my place|the house)|\s+in the house|\s+here)?"
+    r"(?:\s+itself)?\s*"
     r"(?P<verb>\s*[?,]\s+(?:[a-z' ]{1,20}[:,]\s+)?"
     r"(?:i(?:'ve| have)? (?:can |could )?(?:see|tell|know|made sure|checked|double-checked|confirmed|verified)(?: that)?\s+)?"
     r"(?:it|that)(?:'s| is)"
