@@ -322,6 +322,7 @@ def from_blueprint(
     ``mutating`` those of them that change state (enables ``unrequested_action``).
     """
     criteria = premature_disclosure_criteria(blueprint) + conditional_criteria(blueprint)
+    scenario = scenario_text(blueprint)
     sentences = scenario_sentences(blueprint)
     verbatim = verbatim_sentences(blueprint)
     copied = copied_sentences(blueprint)
@@ -349,7 +350,7 @@ def from_blueprint(
     criteria.append(_criterion("invents_unknown_information", "groundedness/invented_information",
                                "Every identifier or fact the user states (ids, names, zip codes, emails, dates, "
                                "times, addresses) comes from the scenario or the conversation.",
-                               scenario=scenario_text(blueprint), known=known_values(blueprint)))
+                               scenario=scenario, known=known_values(blueprint)))
     tools = list(user_tools or [])
     if tools:
         criteria.append(_criterion("claims_unexecuted_action", "groundedness/unexecuted_action",
@@ -358,9 +359,8 @@ def from_blueprint(
         if any(word in name for name in tools for word in DEVICE_TOOL_WORDS):
             criteria.append(_criterion("unsupported_device_state", "groundedness/device_state",
                                        "Every device state the user reports matches its latest tool result or the scenario.",
-                                       applies_when="state_reported", scenario=scenario_text(blueprint)))
+                                       applies_when="state_reported", scenario=scenario))
     if goal is not None:  # (an empty goal, a refusal or an answer to get, is still a request to see dealt with)
-        scenario = scenario_text(blueprint)
         criteria.append(_criterion("premature_stop", "goal_deviation/premature_stop",
                                    "The user sends ###STOP### only once, as far as it can know, its goal is no longer "
                                    "open: the agent said the request is done, or said it cannot be done and the "
@@ -378,7 +378,7 @@ def from_blueprint(
                                    "agent needs it.",
                                    applies_when="tool_call", tools=tools, mutating=mutating,
                                    # the checks of what the scenario has the user look at
-                                   goal_checks=sorted(goal_checks(scenario_text(blueprint)))))
+                                   goal_checks=sorted(goal_checks(scenario))))
     criteria.append(_criterion("breaks_character", "goal_deviation/breaks_character",
                                "The user stays the customer: never speaks as the agent (offering help, doing the "
                                "agent's part) or about being an AI, a chatbot or a simulator."))

@@ -1396,17 +1396,19 @@ _PAID_SUM = re.compile(r"\b(?:paid|pay|charged|cost|costs|spent|refunded)(?: me|
 #: The same sum named before the paying ("under the 259.99 I paid", "the 80 we spent on it"): two digits at least
 #: (a count, "the 2 I paid for", is too short to be read as money).
 _SUM_PAID = re.compile(r"(?<![\d,.$])(\d{2,}(?:,\d{3})*)(?:\.\d{1,2})? (?:that |which )?(?:i|we) (?:paid|spent)\b")
+#: A bare sum's whole dollars, two digits at least, from where its run of digits starts (so a scan is linear).
+_DOLLARS = r"(?<![\w$.,:/#-])(\d{1,3}(?:,\d{3})+|\d{2,})"
 #: A sum written with its cents and no currency ("I thought it would be 4112.50", "the 45.99 back", "my receipt
 #: said 249.99", "1,046.20 for the five items"): two digits of dollars at least, no unit after the cents (see
 #: :func:`_sums_with_cents` for the clock times and dates that share its shape).
-_SUM_WITH_CENTS = re.compile(r"(?<![\w$.,:/#-])(\d{1,3}(?:,\d{3})+|\d{2,})\.(\d{2})(?!\d|\.\d|,\d)"
+_SUM_WITH_CENTS = re.compile(_DOLLARS + r"\.(\d{2})(?!\d|\.\d|,\d)"
                              r"(?!\s*(?:%|percent|gb|mb|kb|gigs?|megs?|mbps|gbps|hours?|hrs?|minutes?|mins?|days?|miles?|km|kg|"
                              r"lbs?|am|pm|a\.m|p\.m|h|stars?|ghz|mhz|mp|x)\b)")
 
 
 #: A sum of two digits at least named by what it is to the account, without a currency ("the 480 extra on my
 #: card", "extra is 850 total then", "the 389 back"): no unit or thing counted after it ("20 extra minutes").
-_SUM_NAMED = re.compile(r"(?<![\w$.,:/#-])(\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d{2})?\s+(?:extra|back|total|refund(?:ed)?|credit(?:ed)?)\b"
+_SUM_NAMED = re.compile(_DOLLARS + r"(?:\.\d{2})?\s+(?:extra|back|total|refund(?:ed)?|credit(?:ed)?)\b"
                         r"(?!\s+(?:gb|mb|gigs?|megs?|hours?|minutes?|mins?|days?|weeks?|months?|years?|miles?|points?|items?|"
                         r"pieces?|bags?|seats?|passengers?|nights?|texts?|messages?|calls?)\b)")
 
