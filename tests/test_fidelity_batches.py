@@ -310,7 +310,17 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b363": {"gptstyle509": 2455, "rosebelle": 2456, "gptstyle510": 2457, "triolet": 2458},
          "b364": {"gptstyle511": 2459, "souillac": 2460, "gptstyle512": 2461, "moka": 2462},
          "b365": {"gptstyle513": 2463, "portlouis": 2464, "gptstyle514": 2465, "chamarel": 2466},
-         "b366": {"gptstyle515": 2467, "rodrigues": 2468, "gptstyle516": 2469, "vacoas": 2470}}
+         "b366": {"gptstyle515": 2467, "rodrigues": 2468, "gptstyle516": 2469, "vacoas": 2470},
+         "b367": {"gptstyle517": 2471, "flicenflac": 2472, "gptstyle518": 2473, "lemorne": 2474},
+         "b368": {"gptstyle519": 2475, "grandbaie": 2476, "gptstyle520": 2477, "tamarin": 2478},
+         "b369": {"gptstyle521": 2479, "victoria2": 2480, "gptstyle522": 2481, "beauvallon": 2482},
+         "b370": {"gptstyle523": 2483, "praslin": 2484, "gptstyle524": 2485, "mamoudzou": 2486},
+         "b371": {"gptstyle525": 2487, "anseroyale": 2488, "gptstyle526": 2489, "ladigue": 2490},
+         "b372": {"gptstyle527": 2491, "dzaoudzi": 2492, "gptstyle528": 2493, "takamaka": 2494},
+         "b373": {"gptstyle529": 2495, "baielazare": 2496, "gptstyle530": 2497, "cascade": 2498},
+         "b374": {"gptstyle531": 2499, "sada": 2500, "gptstyle532": 2501, "bandrele": 2502},
+         "b375": {"gptstyle533": 2503, "mtsamboro": 2504, "gptstyle534": 2505, "anseboileau": 2506},
+         "b376": {"gptstyle535": 2507, "chiconi": 2508, "gptstyle536": 2509, "glacis": 2510}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -5331,3 +5331,61 @@ def test_a_word_of_exactness_before_a_value_is_not_part_of_it(closing, verdict):
 ])
 def test_where_a_feature_is_may_come_between_it_and_its_state(text, states):
     assert device_states(text) == states
+
+
+# -- round 68: looking up the business's record to work on it is the agent's part ------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("The reservation is 3RK2T9, booked only about 10 hours ago. Let me just pull that reservation up and process the "
+     "cancellation with a full refund for you now; you needn't do a thing yourself.", True),
+    ("Chen Johnson. Now I will look up order W5061109, check which blue earbuds are available at the same price or "
+     "lower, and make the change for you.", True),
+    ("Omar Rossi. I'll go ahead and pull up the New York to Chicago reservation now and process the passenger change, "
+     "the economy upgrade and the 3 bags for you. One moment, please.", True),
+    ("mia.garcia2723@example.com. Let me pull up the account: twa delivered orders, so I'll process the returns an' set "
+     "each refund to the other order's payment method now.", True),
+    # one's own record, an item of it, or a look-up to tell something: the customer's
+    ("I'll pull up my reservation and cancel it online.", False),
+    ("Let me look up the order number and cancel it through the app.", False),
+    ("Let me look that up and update you.", False),
+    ("Let me pull up the reservation and check the time.", False),
+    ("I'll look up the order and cancel it myself on the website.", False),
+])
+def test_looking_up_the_businesss_record_to_work_on_it_speaks_as_the_agent(text, agent_like):
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 68: a SIM card out of its place or locked, in the words of a user who has not looked ----------------------
+@pytest.mark.parametrize("text, states", [
+    ("And the SIM card isn't sitting right, the phone isn't reading it.", (("sim", "missing"),)),
+    ("And the SIM card is not sitting right, I think.", (("sim", "missing"),)),
+    ("So the SIM card was not sitting well in its slot.", ()),  # a recap after reseating it: what was
+    ("I believe the SIM card has locked itself, since the phone keeps asking me for a PIN.", (("sim", "locked"),)),
+    ("I am sure my SIM card is well in place and working, so the problem must be on your network side.", (("sim", "ok"),)),
+    ("The SIM's sitting right in the tray.", (("sim", "ok"),)),
+    ("the sim is in my other phone", ()),
+])
+def test_a_sim_card_out_of_place_locked_or_in_place_and_working_is_a_state(text, states):
+    assert device_states(text) == states
+
+
+# -- round 68: the request's own item stated after the agent reported the request done checks the outcome -------------
+_ADDRESS = "445 Maple Drive, Suite 394, Fort Worth, Texas, 76165"
+
+
+@pytest.mark.parametrize("after, closing, verdict", [
+    (DONE, f"Thank you. Could you confirm the address on my orders and account now reads {_ADDRESS}? ###STOP###", "suspect"),
+    # before the agent said anything was done, the address is volunteered
+    ("Could you please tell me your name?", f"Mei Patel. My address is {_ADDRESS}.", "fail"),
+])
+def test_the_requests_own_item_after_done_checks_the_outcome(after, closing, verdict):
+    _, _, tracker = _setup("retail", "41")  # "you might have typed your address wrong": the address is the request's
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I may have typed my address wrong on my orders and account."),
+                    ("agent", after), ("user", closing)])
+    assert [v["verdict"] for v in tracker.verdicts() if v["id"] == "premature_disclosure/address"] == [verdict]
+
+
+def test_an_item_the_request_is_not_about_after_done_is_still_volunteered():
+    _, _, tracker = _setup("retail", "41")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I may have typed my address wrong on my orders and account."),
+                    ("agent", DONE), ("user", "Thanks! In case you need it, my name is Mei Patel. ###STOP###")])
+    assert [v["verdict"] for v in tracker.verdicts() if v["id"].startswith("premature_disclosure/name")] == ["fail"]

@@ -132,8 +132,10 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     an order to return: :func:`scenario_ids`) and the date of birth its free text gives
     (:func:`scenario_birth_dates`). An item the reason for calling names is
     stated up front, when the user was given that reason to open with
-    (``blueprint.opens_with_reason``). None when the scenario tells the user to give its
-    details up front (:func:`~userbench_env.fidelity.text.gives_details_up_front`)."""
+    (``blueprint.opens_with_reason``); one whose kind it names is the request's ``subject``
+    (the address of "you might have typed your address wrong"). None when the scenario tells
+    the user to give its details up front
+    (:func:`~userbench_env.fidelity.text.gives_details_up_front`)."""
     if gives_details_up_front(blueprint):
         return income_criteria(blueprint)
     stated_up_front = blueprint.reason_for_call.lower() if blueprint.opens_with_reason else ""
@@ -154,9 +156,16 @@ def premature_disclosure_criteria(blueprint: Blueprint) -> list[Criterion]:
     return [
         _criterion("volunteers_unasked_info", f"premature_disclosure/{key}",
                    f"The user does not state their {kind_label(item.kind)} ({item.value}) before the agent asks for it.",
-                   grounding, "asked_or_disclosed", kind=item.kind, value=item.value)
+                   grounding, "asked_or_disclosed", kind=item.kind, value=item.value,
+                   **({"subject": True} if _names_kind(blueprint.reason_for_call, item.kind) else {}))
         for key, (item, grounding) in _numbered(checkable)
     ] + income_criteria(blueprint)
+
+
+def _names_kind(reason: str, kind: str) -> bool:
+    """True when the reason for calling names the item kind ("you might have typed your address
+    wrong"): the request is about that item."""
+    return re.search(rf"\b{re.escape(kind_label(kind))}\b", reason, re.I) is not None
 
 
 def _as_card(item: KnownInfoItem) -> KnownInfoItem:

@@ -484,6 +484,12 @@ _WHOSE_ITEM = rf"{_OWNED_ITEM}|the {_ITEM} on (?:(?:the|your) (?:account|file|ca
 _NOT_ONES_OWN = r"(?:(?!\b(?:my|myself|meself|mine)\b)[^.!?])"
 #: The customer's side of the conversation: "from me", "from my side", "from my end".
 _OUR_SIDE = r"(?:me|us|my (?:side|end|part))"
+#: A record of the business's that the agent looks up ("the reservation", "both orders"), not an item of it ("the order
+#: number", "the booking email").
+_RECORD = (r"(?:reservations?|bookings?|orders?|accounts?|profiles?|records?|flights?)\b"
+           r"(?! (?:numbers?|ids?|codes?|confirmations?|e-?mails?|details|history|page)\b)")
+#: A word that is not one's own ("my", "mine"): a record named with it is the customer's.
+_NOT_MINE = r"(?!(?:my|mine)\b)"
 #: What the agent worked out and said, which the customer checks: "let me check your numbers" (or "your
 #: math", "your figures") is the customer going over the agent's words, not the agent's look at a record.
 _AGENTS_WORKING = r"(?:numbers|math|maths|figures|sums?|arithmetic|calculations?|answer|breakdown|working|reasoning)\b"
@@ -639,6 +645,17 @@ _AS_AGENT: Gated = _gated(
      rf"{_NOT_ONES_OWN}{{0,100}}?"
      r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
      rf"office|branch|company|team|policy|rules|word|time|help|patience)\b|{_AGENTS_WORKING}))"),
+    # looking up one of the business's records to work on it, as only the agent can: "let me pull that reservation up
+    # and process the cancellation", "I'll pull up the New York to Chicago reservation now and process the passenger
+    # change", "I will look up order W5061109, check ... and make the change" (a look at one's own record stays the
+    # customer's, "I'll pull up my order and cancel it online", and so does looking up an item of it, "the order
+    # number"; checking or updating is anybody's: "let me look that up and update you")
+    (("pull", "look", "bring"),
+     r"\b(?:i'?ll|i will|let me|i'?m going to|i'?m gonna) (?:then )?(?:pull|look|bring) "
+     rf"(?:up (?:{_NOT_MINE}[\w-]+ ){{0,5}}?{_RECORD}|(?:the|that|this|your|both|each) (?:{_NOT_MINE}[\w-]+ ){{0,4}}?{_RECORD} up\b)"
+     rf"{_NOT_ONES_OWN}{{0,80}}?(?:\band|\bthen|\bso|,)(?: (?:and|then|now|so|i'?ll|i will))* "
+     r"(?:process|cancel|refund|issue|apply|modify|switch|rebook|upgrade|downgrade|waive|remove|make the changes?)\b"
+     r"(?![^.!?]*\bmyself\b)"),
     # the business's confirmation promised to its customer: "you will get a confirmation email shortly", "you'll
     # receive an email with the next steps", "you'll get the return instructions by email" (quoting one's screen or
     # the agent is reporting: "it says: 'you will receive ...'"; one's own message is the customer's to send: "you'll

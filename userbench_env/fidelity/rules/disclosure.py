@@ -12,6 +12,7 @@ from userbench_env.core.rubric import Criterion
 from userbench_env.fidelity.conditions import stated
 from userbench_env.fidelity.criteria import IDENTITY_KINDS, NAME_KINDS
 from userbench_env.fidelity.language import content_stems, dates, denial_clauses, large_amounts, numbers, years
+from userbench_env.fidelity.outcomes import reports_done
 from userbench_env.fidelity.text import asks, lowered as lower, whole_token
 from userbench_env.tasks.extract import asking_part
 from userbench_env.fidelity.rules.base import _SENTENCES, _Watches, register_rule, Rule
@@ -47,7 +48,11 @@ class PrematureDisclosure(_Watches):
     is one stated when the agent asked for an item by a word that does not say which ("your
     other?", "your details": :data:`_VAGUE_ITEM`; the user offers what it may be), and
     so is a payment method stated to pay an amount the agent's latest text named ("$50 is
-    fine, I'll pay with my Visa ending in 2915": what the agent needs next). A value an agent
+    fine, I'll pay with my Visa ending in 2915": what the agent needs next), and so is the value
+    of an item the request is about (``params["subject"]``: the reason for calling names its
+    kind) stated in reply to the agent reporting the request done
+    (:func:`~userbench_env.fidelity.outcomes.reports_done`): the user checks the outcome ("could
+    you confirm the address now reads ..."), nothing is left to disclose early. A value an agent
     text has stated is no disclosure (the income in the arguments of a tool call the agent
     asks the user to run).
     """
@@ -62,15 +67,17 @@ class PrematureDisclosure(_Watches):
 
     @classmethod
     def compile(cls, criteria: list[Criterion]) -> tuple[list[tuple[str, str, Any]], frozenset[str], re.Pattern[str] | None,
-                                                         dict[str, tuple[str, ...]]]:
+                                                         dict[str, tuple[str, ...]], frozenset[str]]:
         """The watched triples and kinds, one pattern finding any watched value (None when
-        some value is empty: every text holds it), and per kind its criteria's ids, in order."""
+        some value is empty: every text holds it), per kind its criteria's ids, in order, and
+        the ids of the request's own items (``params["subject"]``)."""
         watch, kinds = super().compile(criteria)
         read = {"date": cls._date_value, "income": cls._income_value, "address": cls._street_line}
         watch = [(cid, kind, read[kind](value) if kind in read else value) for cid, kind, value in watch]
         values = sorted({value if isinstance(value, str) else value[0] for _, _, value in watch}, key=len, reverse=True)
         return watch, kinds, (re.compile("|".join(map(re.escape, values))) if values and all(values) else None), \
-            {kind: tuple(cid for cid, watched, _ in watch if watched == kind) for kind in kinds}
+            {kind: tuple(cid for cid, watched, _ in watch if watched == kind) for kind in kinds}, \
+            frozenset(c.id for c in criteria if c.params.get("subject"))
 
     @staticmethod
     def _date_value(value: str) -> str | tuple[str, frozenset[tuple[int, int]], Any]:
@@ -98,7 +105,7 @@ class PrematureDisclosure(_Watches):
         return (re.match(r"\D*(\d+)", value).group(1), stated, large_amounts) if stated else value
 
     def start(self) -> None:
-        self._by_kind = self.compiled[3]
+        self._by_kind, self._subjects = self.compiled[3], self.compiled[4]
         self._values = {cid: value for cid, _, value in self.compiled[0]}
         self._asked: set[str] = set()  # the watched kinds asked so far (no other kind is ever looked up)
         self._decided: set[str] = set()
@@ -113,7 +120,7 @@ class PrematureDisclosure(_Watches):
     @classmethod
     def read(cls, compiled: Any, text: str) -> tuple[tuple[str, str], ...] | None:
         """``(criterion id, kind)`` of the watched values ``text`` states, in order (None: none)."""
-        watch, _, any_value, _ = compiled
+        watch, _, any_value, *_ = compiled
         lowered = lower(text)
         if any_value is not None and any_value.search(lowered) is None:
             return None  # states no watched value
@@ -152,6 +159,10 @@ class PrematureDisclosure(_Watches):
                 # the agent just named an amount and the user says how it will pay it: what the
                 # agent needs next, not surely unasked
                 self.suspect(cid, turn, "offered to pay an amount the agent just named")
+            elif cid in self._subjects and agent and reports_done(agent[-1][2]):
+                # the agent reported the request on this item done: the user checks the outcome
+                # ("could you confirm the address now reads 445 Maple Drive?"), nothing left to disclose early
+                self.suspect(cid, turn, "the request's own item, stated after the agent reported the request done")
             else:
                 self.fail(cid, turn)
 
