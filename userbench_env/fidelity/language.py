@@ -1458,9 +1458,9 @@ def _amounts_in_order(text: str) -> list[tuple[int, str]]:
     low = text.lower()
     money = {(m.start(), (m.group(1) or m.group(4)).replace(",", "") + ("000" if m.group(3) or m.group(6) else ""))
              for m in _MONEY.finditer(low)}
-    paid = {(m.start(1), m.group(1).replace(",", "")) for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low))}
-    named = {(m.start(1), m.group(1).replace(",", "")) for m in _SUM_NAMED.finditer(low)}
-    return sorted(money | paid | named | _sums_with_cents(low))
+    bare = {(m.start(1), m.group(1).replace(",", ""))
+            for m in (*_PAID_SUM.finditer(low), *_SUM_PAID.finditer(low), *_SUM_NAMED.finditer(low))}
+    return sorted(money | bare | _sums_with_cents(low))
 
 
 #: An amount said to be about so much ("almost 2000 dollars", "about $1,900", "roughly 300 bucks").

@@ -1004,6 +1004,10 @@ _GONE = (r"['\"]?(?: (?:message|icon|sign|warning|notice|text|banner|label))?['\
 _IN_PLACE = (r"(?:(?:\w+ )?in(?:side)?(?: place| there| the (?:phone|slot|tray))?"
              r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"
              r"|(?:\w+ )?in(?:side)? place and (?:working|fine|ok|okay|active|detected)\b)")
+#: The phone said not to read the SIM card, before what it does not read ("isn't detecting", "doesn't seem to
+#: recognise", "is not picking up").
+_NOT_READING = (r"(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?"
+                r"(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)")
 #: Other device aspects, as tool results show them and as users claim them: (aspect, value, pattern).
 _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
     (aspect, value, re.compile(pattern)) for aspect, value, pattern in (
@@ -1052,18 +1056,15 @@ _ASPECT_PATTERNS: tuple[tuple[str, str, re.Pattern[str]], ...] = tuple(
                            r"|\bsim(?: card)?(?:'s| is)? (?:\w+ )?(?:(?:showing|shows|shown|coming up|comes up|listed) as )?"
                            r"(?:missing|not (?:being )?(?:in|there|inserted|detected|found"
                            r"|recogni[sz]ed|seated))\b|\bsim(?: card)?(?: is|'s)?n't (?:being )?(?:detected|found|recogni[sz]ed|seated)\b"
-                           r"|(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?(?:detecting|detect|reading|recogni[sz]ing|recogni[sz]e|picking up|pick up)"
-                           r" (?:my |the |a |any |that )?sim(?: card)?\b(?! (?:tray|slot|pin|puk|number|tool|ejector))"
+                           rf"|{_NOT_READING} (?:my |the |a |any |that )?sim(?: card)?\b(?! (?:tray|slot|pin|puk|number|tool|ejector))"
                            # or the SIM named and the phone not reading "it" ("the SIM card isn't sitting right, the phone
                            # isn't reading it"); not sitting in its place, as a present state ("the SIM card isn't sitting
                            # right"; a recap after reseating it, "the SIM was not sitting well", tells what was)
-                           r"|\bsim\b[^.!?\n]*(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?(?:detecting|detect|reading|"
-                           r"recogni[sz]ing|recogni[sz]e|picking up|pick up) (?:it|that one)\b"
+                           rf"|\bsim\b[^.!?\n]*{_NOT_READING} (?:it|that one)\b"
                            r"|\bsim(?: card)?(?:'s| is)? ?(?:not|n't) (?:\w+ )?sitting (?:right|well|properly|correctly|good|in place)\b"),
-        ("sim", "locked", r"sim card status: locked|\bsim(?: card)?(?:'s| is| seems| appears)(?: to be)? (?:\w+ )?"
-                         r"(?:locked|pin-locked)\b"
-                         # having become so: "the SIM card has locked itself", "my SIM got locked"
-                         r"|\bsim(?: card)?(?:'s| has| got| became| went)(?: \w+)? (?:locked|pin-locked)\b"),
+        # (or having become so: "the SIM card has locked itself", "my SIM got locked")
+        ("sim", "locked", r"sim card status: locked|\bsim(?: card)?(?:(?:'s| is| seems| appears)(?: to be)?| has| got| became| went)"
+                         r" (?:\w+ )?(?:locked|pin-locked)\b"),
         # APN settings: a check shows them; a user vouching for them needs one
         ("apn", "ok", r"apn name:|apn settings (?:have been |were )?reset\b(?! (?:at|on|when|after|once) )"
                       rf"|\bapn(?: settings?)?(?:'s| is| are| look| looks| seem| seems)? (?:{_NOT_A_CONJUNCTION}\w+ ){{0,2}}?"
