@@ -320,7 +320,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b373": {"gptstyle529": 2495, "baielazare": 2496, "gptstyle530": 2497, "cascade": 2498},
          "b374": {"gptstyle531": 2499, "sada": 2500, "gptstyle532": 2501, "bandrele": 2502},
          "b375": {"gptstyle533": 2503, "mtsamboro": 2504, "gptstyle534": 2505, "anseboileau": 2506},
-         "b376": {"gptstyle535": 2507, "chiconi": 2508, "gptstyle536": 2509, "glacis": 2510}}
+         "b376": {"gptstyle535": 2507, "chiconi": 2508, "gptstyle536": 2509, "glacis": 2510},
+         "b377": {"gptstyle537": 2511, "dembeni": 2512, "gptstyle538": 2513, "anseauxpins": 2514},
+         "b378": {"gptstyle539": 2515, "ouangani": 2516, "gptstyle540": 2517, "pointelarue": 2518},
+         "b379": {"gptstyle541": 2519, "kaweni": 2520, "gptstyle542": 2521, "bellombre": 2522},
+         "b380": {"gptstyle543": 2523, "acoua": 2524, "gptstyle544": 2525, "grandanse": 2526},
+         "b381": {"gptstyle545": 2527, "tsingoni": 2528, "gptstyle546": 2529, "koungou": 2530},
+         "b382": {"gptstyle547": 2531, "boueni": 2532, "gptstyle548": 2533, "anselazio": 2534}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -5389,3 +5389,48 @@ def test_an_item_the_request_is_not_about_after_done_is_still_volunteered():
     _play(tracker, [("agent", GREETING), ("user", "Hi, I may have typed my address wrong on my orders and account."),
                     ("agent", DONE), ("user", "Thanks! In case you need it, my name is Mei Patel. ###STOP###")])
     assert [v["verdict"] for v in tracker.verdicts() if v["id"].startswith("premature_disclosure/name")] == ["fail"]
+
+
+# -- round 69: opening the other side's account is the agent's part ---------------------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Application's in, decision in 5-7 business days via email! And I'll go ahead and open your new savings account "
+     "with the $8,000 deposit on my end, so you should see it in your profile shortly.", True),
+    ("Shall I open your new credit card now?", True),
+    # one's own account with the business, one's own record, or the app: the customer's
+    ("Then I'll open a savings account with your bank.", False),
+    ("I'll open my account page for you.", False),
+    ("I will open the reservation myself and count every line.", False),
+    ("Let me open the app and read your message again.", False),
+])
+def test_opening_the_other_sides_account_speaks_as_the_agent(text, agent_like):
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 69: a number right after what holds an item names the holder, not the item --------------------------------
+@pytest.mark.parametrize("text, values", [
+    ("Good day. I would like the delivery address of my order #W8665881 changed, if you please, so that it is delivered "
+     "to Suite 641 instead.", (("order_id", "W8665881"),)),
+    ("The address of my order is 12 Elm St.", (("address", "12 Elm St"),)),  # with a linking word: the item's value
+])
+def test_a_number_after_an_items_holder_names_the_holder(text, values):
+    assert labelled_values(text) == values
+
+
+def test_the_holders_own_number_is_not_an_invented_value():
+    _, _, tracker = _setup("retail", "17")  # "change #W8665881 to be delivered to Suite 641 instead"
+    _play(tracker, [("agent", GREETING), ("user", "Good day. I would like the delivery address of my order #W8665881 "
+                                                  "changed, if you please, so that it is delivered to Suite 641 instead.")])
+    assert _verdicts(tracker, "invents_unknown_information") == ["pass"]
+
+
+# -- round 69: a credit score nothing heard holds is invented ----------------------------------------------------------
+@pytest.mark.parametrize("task_id, reply, verdict", [
+    ("task_007", "ok. and my credit score is 742 if that helps", "fail"),  # the scenario gives no score
+    ("task_006", "Okay. And my credit score is 540, if that helps.", "pass"),  # "a credit score of 540"
+    ("task_063", "Okay. My credit score is around 700.", "pass"),  # "a credit score of 700"
+])
+def test_a_credit_score_nothing_heard_holds_is_invented(task_id, reply, verdict):
+    _, _, tracker = _setup("banking", task_id)
+    _play(tracker, [("agent", GREETING), ("user", "Hi! I'm looking for a credit card."),
+                    ("agent", "Let me look at the credit cards we offer."), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]

@@ -640,8 +640,11 @@ _AS_AGENT: Gated = _gated(
      r"(?:process|update|add|cancel|change|modify|book|rebook|refund|issue|set up|arrange|put|place|charge|apply|"
      r"submit|exchange|block|start|initiate|begin|file|waive|remove|upgrade|downgrade|freeze|take care of|handle|"
      r"look up|pull up|bring up|look into|check|search"
-     # (moving a booking or money, not oneself: "I'll move closer to the window for you")
-     r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance))\b"
+     # (moving a booking or money, not oneself: "I'll move closer to the window for you"; opening the other side's
+     # account or card, not one's own with the business: "I'll open your new savings account", not "I'll open a
+     # savings account with your bank")
+     r"|move (?:\w+ ){0,2}?(?:flights?|reservation|booking|trip|ticket|seats?|[a-z]{2,3}\d{2,}|\$\d[\d,_]*|money|funds|balance)"
+     r"|open(?= your (?:\w+ ){0,3}?(?:accounts?|(?:credit|debit) cards?)\b))\b"
      rf"{_NOT_ONES_OWN}{{0,100}}?"
      r"(?:\bfor you\b|\byour (?!(?:website|site|app|portal|page|end|side|form|online|system|behalf|store|shop|warehouse|"
      rf"office|branch|company|team|policy|rules|word|time|help|patience)\b|{_AGENTS_WORKING}))"),
@@ -940,11 +943,12 @@ _LABEL = re.compile(
     r"booking (?:reference|number|code|id)|zip(?: ?code)?|postal code|post ?code|e-?mail(?: address)?|"
     r"(?:phone|cell|mobile)(?: number)?|date of birth|dob|birthday|birth ?date|"
     r"(?:home |street |shipping |mailing |billing )?address|(?:full |first |last )?name|"
-    r"(?:error|case|reference|ref|ticket) (?:code|number|no\.?|#))"
-    # (what holds the item may follow its name: "the zip code of my home address is 85018" gives the zip code)
-    r"(?: of (?:my|the|our|your|this|that)(?: (?:home|work|old|new|current|shipping|billing|mailing|street|default))?"
+    r"(?:error|case|reference|ref|ticket) (?:code|number|no\.?|#)|(?:credit|fico) score)"
+    # (what holds the item may follow its name, before the linking word: "the zip code of my home address is 85018"
+    # gives the zip code; a number right after the holder names the holder, "the address of my order #W8665881")
+    r"(?:(?: of (?:my|the|our|your|this|that)(?: (?:home|work|old|new|current|shipping|billing|mailing|street|default))?"
     r" (?:address|account|profile|order|reservation|booking|card))?"
-    r"(?:(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
+    r"(?:(?:'s| is| was| should be| would be| =|:| -| reads| on file is| on the account is| it's| is probably| is likely|"
     r" is actually| i think is| i believe is| would have been| might be)(?![\w]))+\s*"
     # (a word of exactness opens the value, not part of it: "the name reads exactly Mei Garcia")
     r"(?:(?:exactly|precisely|simply|just|literally)\s+)?[\"']?\s*|[^\S\n]*(?=[#\w-]*\d))"
@@ -960,7 +964,7 @@ _AFTER_NAME = re.compile(r"\s+(?=[a-z][a-z']*\b)")
 _NO_VALUE_AFTER = frozenset(",;!?")
 #: Words one of which every :data:`_LABEL` match contains (lower-cased).
 _LABEL_GATES = ("id", "name", "login", "account", "customer", "order", "reservation", "confirmation", "booking", "zip",
-                "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address",
+                "postal", "post", "mail", "phone", "cell", "mobile", "birth", "dob", "address", "score",
                 *(f"{thing} {label}" for thing in ("error", "case", "reference", "ref", "ticket")
                   for label in ("code", "number", "no", "#")))
 _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
@@ -968,7 +972,7 @@ _LABEL_KINDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"user ?id|user ?name|username|login|account|customer", "user_id"), (r"order", "order_id"),
         (r"reservation|confirmation|booking", "reservation_id"), (r"zip|postal|post ?code", "zip"), (r"mail", "email"),
         (r"phone|cell|mobile", "phone_number"), (r"birth|dob", "date"), (r"address", "address"), (r"name", "name"),
-        (r"error|case|ref|ticket", "reference"),
+        (r"error|case|ref|ticket", "reference"), (r"score", "credit_score"),
     )
 )
 #: Values that are not values ("my email is the one on file", "my name is not important",
@@ -1025,8 +1029,9 @@ def _value_shaped(kind: str, value: str) -> bool:
 @lru_cache(maxsize=_CACHE)
 def labelled_values(text: str) -> tuple[tuple[str, str], ...]:
     """(kind, value) pairs ``text`` states with the item's name ("my zip is 19123", "user id:
-    dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`, and "reference"
-    for a code something gave the user ("error code 51", "case number 4471-C")."""
+    dmuller 1116", "order number ORD-88231"): kinds as in :data:`KIND_WORDS`, "reference"
+    for a code something gave the user ("error code 51", "case number 4471-C"), and
+    "credit_score" for the figure of one's credit ("my credit score is 742")."""
     out: list[tuple[str, str]] = []
     text = text.replace("\u2019", "'")
     low = text.lower()
