@@ -326,7 +326,9 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b379": {"gptstyle541": 2519, "kaweni": 2520, "gptstyle542": 2521, "bellombre": 2522},
          "b380": {"gptstyle543": 2523, "acoua": 2524, "gptstyle544": 2525, "grandanse": 2526},
          "b381": {"gptstyle545": 2527, "tsingoni": 2528, "gptstyle546": 2529, "koungou": 2530},
-         "b382": {"gptstyle547": 2531, "boueni": 2532, "gptstyle548": 2533, "anselazio": 2534}}
+         "b382": {"gptstyle547": 2531, "boueni": 2532, "gptstyle548": 2533, "anselazio": 2534},
+         "b383": {"gptstyle549": 2535, "mtsangamouji": 2536, "gptstyle550": 2537, "pamandzi": 2538},
+         "b384": {"gptstyle551": 2539, "labattoir": 2540, "gptstyle552": 2541, "bambao": 2542}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():
