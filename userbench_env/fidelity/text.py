@@ -1001,9 +1001,9 @@ _GONE = (r"['\"]?(?: (?:message|icon|sign|warning|notice|text|banner|label))?['\
          r"(?:gone|disappeared|vanished|cleared|went away)\b")
 #: A SIM card said to be in its place, after its "is" ("in", "inside", "in the tray", "in there properly",
 #: "well inside"), the clause ending there, or said to work there too ("well in place and working").
-_IN_PLACE = (r"(?:(?:\w+ )?in(?:side)?(?: place| there| the (?:phone|slot|tray))?"
+_IN_PLACE = (r"(?:\w+ )?in(?:side)?(?:(?: place| there| the (?:phone|slot|tray))?"
              r"(?: (?:fine|ok|okay|right|proper|properly|good|tight|snug))?\b(?! \w)"
-             r"|(?:\w+ )?in(?:side)? place and (?:working|fine|ok|okay|active|detected)\b)")
+             r"| place and (?:working|fine|ok|okay|active|detected)\b)")
 #: The phone said not to read the SIM card, before what it does not read ("isn't detecting", "doesn't seem to
 #: recognise", "is not picking up").
 _NOT_READING = (r"(?:\bnot|n't) (?:(?:seem|appear)s? to (?:be )?|\w+ )?"
