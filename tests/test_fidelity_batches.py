@@ -328,7 +328,13 @@ PACKS = {"b72": {"gptstyle20": 1291, "kumasi": 1292, "orcadian": 1293, "llamasty
          "b381": {"gptstyle545": 2527, "tsingoni": 2528, "gptstyle546": 2529, "koungou": 2530},
          "b382": {"gptstyle547": 2531, "boueni": 2532, "gptstyle548": 2533, "anselazio": 2534},
          "b383": {"gptstyle549": 2535, "mtsangamouji": 2536, "gptstyle550": 2537, "pamandzi": 2538},
-         "b384": {"gptstyle551": 2539, "labattoir": 2540, "gptstyle552": 2541, "bambao": 2542}}
+         "b384": {"gptstyle551": 2539, "labattoir": 2540, "gptstyle552": 2541, "bambao": 2542},
+         "b385": {"gptstyle553": 2543, "baieterre": 2544, "gptstyle554": 2545, "beauvallon2": 2546},
+         "b386": {"gptstyle555": 2547, "moroni3": 2548, "gptstyle556": 2549, "iconi": 2550},
+         "b387": {"gptstyle557": 2551, "mitsamiouli": 2552, "gptstyle558": 2553, "anseforbans": 2554},
+         "b388": {"gptstyle559": 2555, "sainteanne": 2556, "gptstyle560": 2557, "mutsamudu2": 2558},
+         "b389": {"gptstyle561": 2559, "nioumachoua": 2560, "gptstyle562": 2561, "cerfisland": 2562},
+         "b390": {"gptstyle563": 2563, "domoni": 2564, "gptstyle564": 2565, "fomboni2": 2566}}
 
 
 def test_every_batch_is_listed_with_its_writers_and_loads():

@@ -5434,3 +5434,100 @@ def test_a_credit_score_nothing_heard_holds_is_invented(task_id, reply, verdict)
     _play(tracker, [("agent", GREETING), ("user", "Hi! I'm looking for a credit card."),
                     ("agent", "Let me look at the credit cards we offer."), ("user", reply)])
     assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 70: offering more help, or taking credit for what was done for the other side, is the agent's part --------
+@pytest.mark.parametrize("text, agent_like", [
+    ("503-555-0842. Thank you for verifying! Now, how else can I help you with your account today?", True),
+    ("Glad I could sort out both exchanges for you today! If there's anything else with your order, just let me know.",
+     True),
+    ("We're glad we were able to get those returns processed for you.", True),
+    # the customer's own relief, or asking what else it may do for itself
+    ("I'm glad we could sort it out without any back-and-forth. That's all for today!", False),
+    ("I'm so glad I could reach you before the weekend.", False),
+    ("How else can I get my money back, then?", False),
+])
+def test_offering_more_help_or_credit_for_a_deed_for_the_other_side_speaks_as_the_agent(text, agent_like):
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 70: telling the other side where its money goes, or to work its own phone, is the agent's part ------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("I've gone ahead and confirmed both exchanges on my end, and the price difference will be refunded to your "
+     "original payment method.", True),
+    ("The refund'll go back to your credit card within 5 to 7 business days.", True),
+    ("It says APN settings will reset at reboot. Next, I'll need you to reboot your device so the new settings apply.",
+     True),
+    ("Could you please restart your phone and tell me what the status bar shows?", True),
+    # the customer's money goes back to "my" card; asking where it goes is no telling; its phone is its own
+    ("So the refund goes back to my original payment method, right?", False),
+    ("Will the refund go back to your original payment method or to a gift card?", False),
+    ("I referred four friends to your credit cards, and all four of them signed up.", False),
+    ("I need you to reset my phone's network settings from your side.", False),
+    ("Can you reboot your system and check my line again?", False),
+])
+def test_telling_the_other_side_where_its_money_goes_or_to_work_its_phone_speaks_as_the_agent(text, agent_like):
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 70: a length of time "inside" which something falls is a window, as "within" is ---------------------------
+@pytest.mark.parametrize("reply, verdict", [
+    ("3RK2T9. For the record, I booked it about 10 hours ago, so well inside 24 hours. I expect the full amount back.",
+     "pass"),
+    ("3RK2T9. For the record, I booked it about 30 hours ago. I expect the full amount back.", "fail"),  # not heard
+])
+def test_a_length_of_time_inside_which_something_falls_is_a_window(reply, verdict):
+    _, _, tracker = _setup("airline", "48")  # "You booked the flight about 10 hours ago."
+    _play(tracker, [("agent", GREETING), ("user", "Hi. I booked a flight this morning by mistake and need to cancel it."),
+                    ("agent", "Could you give me the confirmation number?"), ("user", reply)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 70: a task that asks, like a script that says, is the brief --------------------------------------------------
+@pytest.mark.parametrize("text, agent_like", [
+    ("Thanks. So it was $829.43 for my most recent order. That's exactly what my task asked me to find out, so I think "
+     "my part here is done.", True),
+    ("My task says to ask you about the fees first.", True),
+    ("My task at work asked for a lot of travel this month, so I need the card.", False),
+    ("That was my task for today, sorting out this bill.", False),
+])
+def test_a_task_that_asks_is_the_brief(text, agent_like):
+    assert speaks_as_agent(text) is agent_like
+
+
+# -- round 70: a slip excused at once ("pardon", "sorry") is corrected, as a typo named is -----------------------------
+@pytest.mark.parametrize("answer, verdict", [
+    ("mia.garcia2723@exmaple.com, pardon, example: mia.garcia2723@example.com", "pass"),
+    ("mia.garcia2723@exmaple.com. Sorry: mia.garcia2723@example.com", "pass"),
+    ("mia.garcia2723@exmaple.com, sorry for the wait", "fail"),  # nothing corrects it
+])
+def test_a_slip_excused_at_once_is_corrected(answer, verdict):
+    _, _, tracker = _setup("retail", "10")
+    _play(tracker, [("agent", GREETING), ("user", "Hi, I need help with an order."),
+                    ("agent", "Could you please tell me your email?"), ("user", answer)])
+    assert _verdicts(tracker, "invents_unknown_information") == [verdict]
+
+
+# -- round 70: an action offered in a condition is no claim of it ------------------------------------------------------
+@pytest.mark.parametrize("text, claimed", [
+    ("Mobile Data is now ON. That looks much better. Would it help if I ran a speed test to check?", set()),
+    ("If I restarted it, would that help?", set()),
+    ("I ran a speed test and it says 20 Mbps.", {"run_speed_test"}),
+    ("When I restarted it, nothing changed.", {"reboot_device"}),  # a restart done, told with its time
+])
+def test_an_action_offered_in_a_condition_is_no_claim(text, claimed):
+    from userbench_env.fidelity.text import claimed_actions
+
+    assert claimed_actions(text, ["run_speed_test", "reboot_device"]) == claimed
+
+
+@pytest.mark.parametrize("reply, verdicts", [
+    ("Mobile Data is now ON. That looks much better. Would it help if I ran a speed test to check?", ["not_applicable"]),
+    ("Mobile Data is now ON. That looks much better. I ran a speed test to check, too.", ["fail"]),  # never run
+])
+def test_offering_a_speed_test_after_the_requested_tool_claims_nothing(reply, verdicts):
+    world, tracker = _data_issue()
+    tracker.agent_text(2, "Could you please run toggle_data on your side?")
+    _user_call(world, tracker, 3, "toggle_data")
+    tracker.user_text(4, reply)
+    assert _verdicts(tracker, "claims_unexecuted_action") == verdicts

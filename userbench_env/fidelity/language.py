@@ -530,8 +530,10 @@ _AS_AGENT: Gated = _gated(
       "test ", "task ", "character", "persona"),
      r"\brole[- ]?play\w*|\bsystem prompt\b|\bmy (?:task |user |role )?(?:instructions|prompt|programming|training data|scenario)\b"
      # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
-     # script", "I'm just the test user" (not the pharmacy's: "they have my script ready")
+     # script", "I'm just the test user" (not the pharmacy's: "they have my script ready"); or as a task that
+     # speaks: "that's exactly what my task asked me to find out"
      r"|\b(?:my|the) script (?:says|said|tells|told|has|gives|asks|asked|wants|wanted|had me)\b"
+     r"|\bmy task (?:says|said|tells|told|asks|asked|wants|wanted|had me)\b"
      r"|\b(?:according to|per|in|off|end of|following|follow) my script\b"
      # one's script finished, or one's part of it: "my script is finished now", "my part of this script is done"
      # (not the pharmacy's "my script is ready")
@@ -579,15 +581,17 @@ _AS_AGENT: Gated = _gated(
      r"(?:help|assist|look into|check|take a look|look that up)\b"
      # (a bare "what can I do?" is the customer asking for advice: "my phone shows No Service. What can I do?";
      # "what can I do for you?" is the agent's, below)
-     r"|\bhow (?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do to help|help you with)\b"
+     # (offering more of it too: "how else can I help you with your account today?")
+     r"|\bhow (?:else )?(?:can|may|could|might) i (?:help|assist|be of)\b|\bwhat can i (?:do to help|help you with)\b"
      r"|\bwhat brings you\b|\bwhat (?:can|may) i (?:do|get) for you\b|\bhow (?:can|may) i direct\b"
      r"|\b(?:is there )?anything (?:else |further |more )?(?:i can|i could|i may|that i can) (?:help|assist|do for you|do to "
      r"(?:help|assist) you)\b"
      r"|\b(?:i'?m|i am) (?:here|happy|glad|always happy) to (?:help|assist)\b"
      r"|\b(?:i'?d|i would|i'?ll|i will|i'?m|i am) (?:be )?(?:happy|glad|delighted|pleased) to (?:help|assist)\b"
      r"|\blet me (?:help|assist) you\b|\bi can (?:help|assist) you\b|\bi'?ll (?:help|assist) you\b|\bhappy to help\b"
-     # taking credit for the help at the close, as the agent does
-     r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:help|assist)\b"
+     # taking credit for the help at the close, as the agent does, or for what it did for the other side: "glad I
+     # could sort out both exchanges for you today"
+     r"|\b(?:glad|happy|pleased) (?:i|we) (?:could|was able to|were able to|got to) (?:(?:help|assist)\b|[^.!?]{0,60}?\bfor you\b)"
      r"|\b(?:glad|happy|pleased) to (?:have )?(?:helped|assisted|been of (?:help|assistance))\b"
      # (offering the agent more of one's own details or work is the customer's part: "anything else I can give
      # you?", "anything else you need from me?" (or "from my side", "from my end"), "anything else you need me to
@@ -729,7 +733,16 @@ _AS_AGENT: Gated = _gated(
      r"|\b(?:could|can|may) (?:you|i) (?:please )?(?:provide|give me|tell me|have|get|confirm|share) (?:me )?(?:with )?your "
      r"(?:user ?id|full name|name|email|zip|postal|phone|order|reservation|booking|account|date of birth|address)\b"
      rf"|\blet me (?:look|check|pull) (?:up |into )?(?:your(?! {_AGENTS_WORKING})|that for you|this for you)\b"
-     r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"),
+     r"|\b(?:associated|linked|registered|on file) (?:with|to|for|under) your (?:account|booking|reservation|order|profile)\b"
+     # telling the other side where its money goes: "the refund will go back to your original payment method" (a
+     # customer's money goes back to "my" card; asking where it goes is no telling)
+     r"|\b(?:refund(?:ed)?|credit(?:ed)?|return(?:ed)?|go(?:es)? back|sent back|paid back|put back) to your (?:original |"
+     r"default |registered |saved )?(?:form of payment|payment method|(?:(?:credit|debit|gift) )?card|visa|mastercard|"
+     r"amex|paypal)\b(?![^.!?]*\?)"
+     # telling the other side to work its own phone: "I'll need you to reboot your device" (a customer's phone is
+     # "my" phone)
+     r"|\b(?:i'?ll need you to |i need you to |(?:could|can|would) you (?:please )?|please )(?:now )?(?:reboot|restart|"
+     r"toggle|turn (?:on|off)|switch (?:on|off)|reset) your (?:device|phone)\b"),
 )
 
 
@@ -1169,12 +1182,12 @@ _UNIT_WORDS = r"minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?"
 _COUNT = rf"(?:\d+|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)"
 #: A length of time as a count of its units, or a range of counts ("delayed by 5 hours", "for
 #: two weeks", "a 20-hour layover", "5-7 business days", "two or three days"); with what makes
-#: it a time ahead ("in two days", "give me 5 minutes", "another 10 minutes", "every 3 months",
-#: the time one has: "I've got maybe ten minutes"), one denied ("within 3 days, not two
-#: weeks") or what a thing takes in general ("a block takes about ten minutes", "a charge lasts
+#: it a time ahead or a window ("in two days", "inside 24 hours", "give me 5 minutes", "another
+#: 10 minutes", "every 3 months", the time one has: "I've got maybe ten minutes"), one denied
+#: ("within 3 days, not two weeks") or what a thing takes in general ("a block takes about ten minutes", "a charge lasts
 #: two days"; what it took is a length gone). A measure of something ("forty years of teaching", "twenty minutes of hold music")
 #: is none.
-_DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|give me|gimme|wait|another|every|per|each|next|got|have|not|takes|lasts)\s+"
+_DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|inside|give me|gimme|wait|another|every|per|each|next|got|have|not|takes|lasts)\s+"
                        rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
                        rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
                        r"(?:(?:more|extra|whole|full|long|straight|business|working|calendar)\s)?"
@@ -1202,9 +1215,9 @@ def durations(text: str, ahead: bool = True) -> frozenset[str]:
     """The counts of the lengths of time ``text`` writes (:data:`_DURATION`; both ends of a
     range), two or more (one is as often an idiom: "one day I'll ..."), as digits ("four
     hours" gives "4"), but a century of years or more (:data:`CENTURY`); without ``ahead``,
-    those of a time ahead, denied, taken in general or of what the text compares with left
-    out ("give me 5 minutes", "in two days", "not two weeks", "a block takes ten minutes",
-    "slower than a Bitcoin block at 10 minutes":
+    those of a time ahead or a window, denied, taken in general or of what the text compares
+    with left out ("give me 5 minutes", "in two days", "inside 24 hours", "not two weeks", "a
+    block takes ten minutes", "slower than a Bitcoin block at 10 minutes":
     :func:`_compared`): what the text states of a time gone or taken ("delayed 5 hours",
     "waited two weeks")."""
     low = _plain(text)

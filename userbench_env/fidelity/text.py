@@ -1330,9 +1330,10 @@ def state_tools(aspect: str) -> frozenset[str]:
     any app permission: ``grant_app_permission``)."""
     return _STATE_TOOLS.get("permissions" if aspect.startswith("permission") else aspect, frozenset())
 
-#: First-person action claims: (pattern, user tools that perform the claimed action).
+#: First-person action claims: (pattern, user tools that perform the claimed action); none in a
+#: condition ("would it help if I ran a speed test?" offers the action, it claims nothing).
 _CLAIMS: list[tuple[re.Pattern[str], tuple[str, ...]]] = [
-    (re.compile(p, re.I), tools)
+    (re.compile(rf"(?<!\bif )(?:{p})", re.I), tools)
     for p, tools in [
         (r"\bi(?:'ve| have)? (?:just )?(?:restarted|rebooted|power[- ]cycled)\b", ("reboot_device",)),
         (r"\bi(?:'ve| have)? (?:just )?(?:turned|switched|toggled|put|flipped|disabled|enabled|cycled|shut)\b[^.!?\n]{0,20}\bairplane\b", ("toggle_airplane_mode",)),

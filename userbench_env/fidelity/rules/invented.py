@@ -279,8 +279,10 @@ def _literal(text: str) -> str:
 #: (an email, an id, a phone number), its closing full stop or colon apart.
 _RUN = re.compile(r"[^\s,;!?()]+")
 _VALUE_MARK = re.compile(r"[\d@]")
-#: Words correcting what came just before ("sorry, typo", "oops, I mean", "correction:", "scratch that").
-_CORRECTION = re.compile(r"\b(?:typo|i mean|i meant|correction|make that|scratch that|oops|whoops)\b", re.I)
+#: Words correcting what came just before ("sorry, typo", "oops, I mean", "correction:", "scratch that"),
+#: or excusing it ("rachel@gmial.com, pardon, gmail: rachel@gmail.com").
+_CORRECTION = re.compile(r"\b(?:typo|i mean|i meant|correction|make that|scratch that|oops|whoops|sorry|pardon|"
+                         r"excuse me|apologies)\b", re.I)
 
 
 def _retracted(text: str) -> str:
