@@ -532,8 +532,8 @@ _AS_AGENT: Gated = _gated(
      # the brief as a script, the speaker as the test's user: "that's what my script says", "that's the end of my
      # script", "I'm just the test user" (not the pharmacy's: "they have my script ready"); or as a task that
      # speaks: "that's exactly what my task asked me to find out"
-     r"|\b(?:my|the) script (?:says|said|tells|told|has|gives|asks|asked|wants|wanted|had me)\b"
-     r"|\bmy task (?:says|said|tells|told|asks|asked|wants|wanted|had me)\b"
+     r"|\b(?:(?:my|the) script|my task) (?:says|said|tells|told|asks|asked|wants|wanted|had me)\b"
+     r"|\b(?:my|the) script (?:has|gives)\b"
      r"|\b(?:according to|per|in|off|end of|following|follow) my script\b"
      # one's script finished, or one's part of it: "my script is finished now", "my part of this script is done"
      # (not the pharmacy's "my script is ready")
@@ -1184,9 +1184,9 @@ _COUNT = rf"(?:\d+|(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)"
 #: two weeks", "a 20-hour layover", "5-7 business days", "two or three days"); with what makes
 #: it a time ahead or a window ("in two days", "inside 24 hours", "give me 5 minutes", "another
 #: 10 minutes", "every 3 months", the time one has: "I've got maybe ten minutes"), one denied
-#: ("within 3 days, not two weeks") or what a thing takes in general ("a block takes about ten minutes", "a charge lasts
-#: two days"; what it took is a length gone). A measure of something ("forty years of teaching", "twenty minutes of hold music")
-#: is none.
+#: ("within 3 days, not two weeks") or what a thing takes in general ("a block takes about ten
+#: minutes", "a charge lasts two days"; what it took is a length gone). A measure of something
+#: ("forty years of teaching", "twenty minutes of hold music") is none.
 _DURATION = re.compile(rf"(?P<ahead>\b(?:in|within|inside|give me|gimme|wait|another|every|per|each|next|got|have|not|takes|lasts)\s+"
                        rf"(?:(?:maybe|about|around|like|only|just|roughly|up to)\s+)?)?"
                        rf"\b(?P<count>{_COUNT}(?:\s?(?:-|to|or)\s?{_COUNT})?)[- ]"
